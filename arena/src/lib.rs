@@ -1,0 +1,3 @@
+//! The `arena` crate: tournaments, statistics, reports and the CLI around `arena-core`.
+
+pub mod stats;

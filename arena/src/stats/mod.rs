@@ -1,0 +1,1 @@
+//! Statistics: being written.

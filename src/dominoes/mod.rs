@@ -1,0 +1,1 @@
+//! TCO09 Dominoes (D1–D18): being written.

@@ -1,0 +1,1 @@
+//! Quarto (Q1–Q10): being written.
