@@ -1,0 +1,463 @@
+//! The referee's full-information position (D6–D13) and the `Game` implementation.
+
+use std::fmt;
+
+use crate::game::{Game, Outcome, Seat};
+
+use super::case::Case;
+use super::deal::Deal;
+use super::moves::{DominoMove, End};
+use super::tile::{MAX_TILES, OrientedTile, PIP_MASKS, Tile};
+use super::view::{DominoView, Event};
+
+/// A hand in draw order (D7): drawn tiles are appended; a placed tile is removed and
+/// the rest keep their order.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Hand {
+    tiles: [Tile; MAX_TILES],
+    len: u8,
+    mask: u64,
+}
+
+impl Hand {
+    pub(crate) fn from_tiles(tiles: &[Tile]) -> Hand {
+        let mut hand = Hand {
+            tiles: [Tile::from_index(0); MAX_TILES],
+            len: 0,
+            mask: 0,
+        };
+        for &t in tiles {
+            hand.push(t);
+        }
+        hand
+    }
+
+    pub fn tiles(&self) -> &[Tile] {
+        &self.tiles[..self.len as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        self.len as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// The set of tiles held, as a mask of tile indices.
+    pub fn mask(&self) -> u64 {
+        self.mask
+    }
+
+    /// The pip sum of all tiles held (D13).
+    pub fn pips(&self) -> u32 {
+        self.tiles().iter().map(|t| t.pips()).sum()
+    }
+
+    fn push(&mut self, t: Tile) {
+        self.tiles[self.len as usize] = t;
+        self.len += 1;
+        self.mask |= t.bit();
+    }
+
+    fn remove(&mut self, index: usize) -> Tile {
+        let t = self.tiles[index];
+        self.tiles.copy_within(index + 1..self.len as usize, index);
+        self.len -= 1;
+        self.mask &= !t.bit();
+        t
+    }
+}
+
+impl fmt::Debug for Hand {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.tiles()).finish()
+    }
+}
+
+/// The line of play (D3): oriented tiles, left to right, neighbours touching.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct Line {
+    // A deque in a fixed array: the first tile sits in the middle and the line grows
+    // both ways, so no placement ever moves a tile.
+    slots: [OrientedTile; 2 * MAX_TILES - 1],
+    start: u8,
+    end: u8,
+}
+
+impl Line {
+    fn new(first: OrientedTile) -> Line {
+        let mid = MAX_TILES as u8 - 1;
+        let mut slots = [first; 2 * MAX_TILES - 1];
+        slots[mid as usize] = first;
+        Line {
+            slots,
+            start: mid,
+            end: mid + 1,
+        }
+    }
+
+    pub fn tiles(&self) -> &[OrientedTile] {
+        &self.slots[self.start as usize..self.end as usize]
+    }
+
+    pub fn len(&self) -> usize {
+        (self.end - self.start) as usize
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.end == self.start
+    }
+
+    /// The outer number of the left end.
+    pub fn left(&self) -> u8 {
+        self.slots[self.start as usize].left
+    }
+
+    /// The outer number of the right end.
+    pub fn right(&self) -> u8 {
+        self.slots[self.end as usize - 1].right
+    }
+
+    /// Places `tile`, which must show the end's number, rotated to fit (D8).
+    fn place(&mut self, end: End, tile: Tile) -> OrientedTile {
+        match end {
+            End::Left => {
+                let touching = self.left();
+                let o = OrientedTile {
+                    left: tile.other_half(touching),
+                    right: touching,
+                };
+                self.start -= 1;
+                self.slots[self.start as usize] = o;
+                o
+            }
+            End::Right => {
+                let touching = self.right();
+                let o = OrientedTile {
+                    left: touching,
+                    right: tile.other_half(touching),
+                };
+                self.slots[self.end as usize] = o;
+                self.end += 1;
+                o
+            }
+        }
+    }
+}
+
+impl fmt::Display for Line {
+    /// D3: `1-3 3-4 4-4 4-0`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, t) in self.tiles().iter().enumerate() {
+            if i > 0 {
+                f.write_str(" ")?;
+            }
+            write!(f, "{t}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Debug for Line {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Line({self})")
+    }
+}
+
+/// Why a finished game ended.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum EndReason {
+    /// A player placed its last tile (D12).
+    Domino,
+    /// Both players passed in a row; decided by pip sums (D13).
+    Blocked,
+}
+
+impl fmt::Display for EndReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            EndReason::Domino => "domino",
+            EndReason::Blocked => "blocked",
+        })
+    }
+}
+
+/// A TCO09 Dominoes game as the referee sees it: both hands and the stock included.
+#[derive(Clone)]
+pub struct Dominoes {
+    case: Case,
+    hands: [Hand; 2],
+    stock: [Tile; MAX_TILES],
+    stock_front: u8,
+    stock_end: u8,
+    line: Line,
+    to_move: Seat,
+    passes_in_a_row: u8,
+    end: Option<(Outcome, EndReason)>,
+    starter: (Seat, Tile),
+    history: Vec<Event>,
+}
+
+/// The starting tile of a deal and its owner (D6): the highest double among the 2H
+/// drawn tiles; with no double, the single with the highest pip sum, ties going to the
+/// one with the higher greatest number.
+pub fn starting_tile(deal: &Deal) -> (Seat, Tile) {
+    let rank = |t: Tile| (t.is_double(), t.pips(), t.hi());
+    Seat::BOTH
+        .into_iter()
+        .flat_map(|s| deal.hand(s).iter().map(move |&t| (s, t)))
+        .max_by_key(|&(_, t)| rank(t))
+        .expect("a deal has tiles")
+}
+
+impl Dominoes {
+    /// The position after the automatic first placement (D6): the starting tile lies
+    /// alone in the line, smaller number on the left, and its owner's opponent is to move.
+    pub fn new(deal: &Deal) -> Dominoes {
+        let (owner, first) = starting_tile(deal);
+        let mut hands = [
+            Hand::from_tiles(deal.hand(Seat::A)),
+            Hand::from_tiles(deal.hand(Seat::B)),
+        ];
+        let hand = &mut hands[owner.index()];
+        let at = hand
+            .tiles()
+            .iter()
+            .position(|&t| t == first)
+            .expect("owner holds it");
+        hand.remove(at);
+        let mut stock = [Tile::from_index(0); MAX_TILES];
+        stock[..deal.stock().len()].copy_from_slice(deal.stock());
+        let mut history = Vec::with_capacity(48);
+        history.push(Event::Start {
+            seat: owner,
+            tile: first,
+        });
+        Dominoes {
+            case: deal.case(),
+            hands,
+            stock,
+            stock_front: 0,
+            stock_end: deal.stock().len() as u8,
+            line: Line::new(OrientedTile {
+                left: first.lo(),
+                right: first.hi(),
+            }),
+            to_move: owner.other(),
+            passes_in_a_row: 0,
+            end: None,
+            starter: (owner, first),
+            history,
+        }
+    }
+
+    pub fn hand(&self, seat: Seat) -> &Hand {
+        &self.hands[seat.index()]
+    }
+
+    pub fn line(&self) -> &Line {
+        &self.line
+    }
+
+    /// The stock in draw order, front first. Hidden from agents.
+    pub fn stock(&self) -> &[Tile] {
+        &self.stock[self.stock_front as usize..self.stock_end as usize]
+    }
+
+    pub fn stock_len(&self) -> usize {
+        (self.stock_end - self.stock_front) as usize
+    }
+
+    /// The starting tile and its owner (D6).
+    pub fn starter(&self) -> (Seat, Tile) {
+        self.starter
+    }
+
+    /// The public record: the start, then every placement, draw and pass.
+    pub fn history(&self) -> &[Event] {
+        &self.history
+    }
+
+    /// Whether the previous turn was a pass (D13 counts two in a row).
+    pub fn previous_was_pass(&self) -> bool {
+        self.passes_in_a_row > 0
+    }
+
+    pub fn end_reason(&self) -> Option<EndReason> {
+        self.end.map(|(_, r)| r)
+    }
+
+    /// Tiles of the hand to move that fit an open end, as a mask of tile indices.
+    fn playable_mask(&self) -> u64 {
+        let hand = self.hands[self.to_move.index()].mask;
+        hand & (PIP_MASKS[self.line.left() as usize] | PIP_MASKS[self.line.right() as usize])
+    }
+
+    fn finish(&mut self, outcome: Outcome, reason: EndReason) {
+        self.end = Some((outcome, reason));
+    }
+
+    fn blocked_outcome(&self) -> Outcome {
+        let a = self.hands[0].pips();
+        let b = self.hands[1].pips();
+        match a.cmp(&b) {
+            std::cmp::Ordering::Less => Outcome::Winner(Seat::A),
+            std::cmp::Ordering::Greater => Outcome::Winner(Seat::B),
+            std::cmp::Ordering::Equal => Outcome::Draw,
+        }
+    }
+}
+
+impl Game for Dominoes {
+    type Move = DominoMove;
+    type Case = Case;
+    type View<'a> = DominoView<'a>;
+
+    fn case(&self) -> Case {
+        self.case
+    }
+
+    fn to_move(&self) -> Seat {
+        self.to_move
+    }
+
+    /// Placements in hand order (`L<i>` before `R<i>` for each i); else `DRAW` or `PASS`.
+    fn legal_moves_into(&self, moves: &mut Vec<DominoMove>) {
+        moves.clear();
+        if self.end.is_some() {
+            return;
+        }
+        if self.playable_mask() != 0 {
+            let (l, r) = (self.line.left(), self.line.right());
+            for (i, t) in self.hands[self.to_move.index()].tiles().iter().enumerate() {
+                if t.has(l) {
+                    moves.push(DominoMove::left(i as u8));
+                }
+                if t.has(r) {
+                    moves.push(DominoMove::right(i as u8));
+                }
+            }
+        } else if self.stock_len() > 0 {
+            moves.push(DominoMove::Draw);
+        } else {
+            moves.push(DominoMove::Pass);
+        }
+    }
+
+    fn is_legal(&self, mv: DominoMove) -> bool {
+        if self.end.is_some() {
+            return false;
+        }
+        match mv {
+            DominoMove::Place { end, index } => {
+                let hand = &self.hands[self.to_move.index()];
+                let Some(&t) = hand.tiles().get(index as usize) else {
+                    return false;
+                };
+                t.has(match end {
+                    End::Left => self.line.left(),
+                    End::Right => self.line.right(),
+                })
+            }
+            DominoMove::Draw => self.playable_mask() == 0 && self.stock_len() > 0,
+            DominoMove::Pass => self.playable_mask() == 0 && self.stock_len() == 0,
+        }
+    }
+
+    fn play_unchecked(&mut self, mv: DominoMove) {
+        let seat = self.to_move;
+        match mv {
+            DominoMove::Place { end, index } => {
+                let hand = &mut self.hands[seat.index()];
+                let tile = hand.remove(index as usize);
+                let placed = self.line.place(end, tile);
+                self.history.push(Event::Place {
+                    seat,
+                    tile: placed,
+                    end,
+                });
+                self.passes_in_a_row = 0;
+                if self.hands[seat.index()].is_empty() {
+                    self.finish(Outcome::Winner(seat), EndReason::Domino);
+                } else {
+                    self.to_move = seat.other();
+                }
+            }
+            DominoMove::Draw => {
+                let t = self.stock[self.stock_front as usize];
+                self.stock_front += 1;
+                self.hands[seat.index()].push(t);
+                self.history.push(Event::Draw { seat });
+                self.passes_in_a_row = 0;
+            }
+            DominoMove::Pass => {
+                self.history.push(Event::Pass { seat });
+                self.passes_in_a_row += 1;
+                if self.passes_in_a_row >= 2 {
+                    let outcome = self.blocked_outcome();
+                    self.finish(outcome, EndReason::Blocked);
+                } else {
+                    self.to_move = seat.other();
+                }
+            }
+        }
+    }
+
+    fn outcome(&self) -> Option<Outcome> {
+        self.end.map(|(o, _)| o)
+    }
+
+    fn view_of(&self, seat: Seat) -> DominoView<'_> {
+        DominoView::new(
+            self.case,
+            seat,
+            self.hands[seat.index()].tiles(),
+            &self.line,
+            self.stock_len(),
+            self.hands[seat.other().index()].len(),
+            &self.history,
+        )
+    }
+}
+
+impl fmt::Debug for Dominoes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Dominoes")
+            .field("case", &self.case)
+            .field("line", &self.line)
+            .field("a", &self.hands[0])
+            .field("b", &self.hands[1])
+            .field("stock", &self.stock())
+            .field("to_move", &self.to_move)
+            .field("end", &self.end)
+            .finish()
+    }
+}
+
+impl fmt::Display for Dominoes {
+    /// A text drawing: the line, both hands with pip sums, the stock count, whose turn.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "line:  {}", self.line)?;
+        for seat in Seat::BOTH {
+            let hand = &self.hands[seat.index()];
+            let tiles: Vec<String> = hand.tiles().iter().map(Tile::to_string).collect();
+            let mark = if self.end.is_none() && seat == self.to_move {
+                '*'
+            } else {
+                ' '
+            };
+            writeln!(
+                f,
+                "{mark}{seat}:    {}  ({} pips)",
+                tiles.join(" "),
+                hand.pips()
+            )?;
+        }
+        write!(f, "stock: {}", self.stock_len())?;
+        if let Some((o, r)) = self.end {
+            write!(f, "  -- {o} ({r})")?;
+        }
+        Ok(())
+    }
+}

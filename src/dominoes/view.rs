@@ -1,0 +1,141 @@
+//! What a Dominoes agent sees: its own hand and the public record, nothing else.
+//! The view holds references to public data only, so no agent code can reach the
+//! opponent's tiles or the stock's contents through it.
+
+use crate::game::Seat;
+
+use super::case::Case;
+use super::moves::{DominoMove, End};
+use super::position::Line;
+use super::tile::{OrientedTile, PIP_MASKS, Tile, set_size};
+
+/// One public event of a game.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub enum Event {
+    /// The automatic first placement (D6) by its owner.
+    Start { seat: Seat, tile: Tile },
+    /// A placement, as the tile lies in the line.
+    Place {
+        seat: Seat,
+        tile: OrientedTile,
+        end: End,
+    },
+    /// A draw from the stock; which tile is private to the drawer.
+    Draw { seat: Seat },
+    /// A pass with the stock empty.
+    Pass { seat: Seat },
+}
+
+/// The TCO09 view (`play(hand, line, stock)`) plus the public history.
+#[derive(Clone, Copy, Debug)]
+pub struct DominoView<'a> {
+    case: Case,
+    seat: Seat,
+    hand: &'a [Tile],
+    line: &'a Line,
+    stock: usize,
+    opponent_hand: usize,
+    history: &'a [Event],
+}
+
+impl<'a> DominoView<'a> {
+    pub(crate) fn new(
+        case: Case,
+        seat: Seat,
+        hand: &'a [Tile],
+        line: &'a Line,
+        stock: usize,
+        opponent_hand: usize,
+        history: &'a [Event],
+    ) -> Self {
+        DominoView {
+            case,
+            seat,
+            hand,
+            line,
+            stock,
+            opponent_hand,
+            history,
+        }
+    }
+
+    pub fn case(&self) -> Case {
+        self.case
+    }
+
+    /// The seat this view belongs to (TCO09 agents are not told; in-process ones may use it).
+    pub fn seat(&self) -> Seat {
+        self.seat
+    }
+
+    /// Own tiles in hand order (D7).
+    pub fn hand(&self) -> &'a [Tile] {
+        self.hand
+    }
+
+    pub fn line(&self) -> &'a Line {
+        self.line
+    }
+
+    /// Tiles left in the stock.
+    pub fn stock(&self) -> usize {
+        self.stock
+    }
+
+    /// Tiles in the opponent's hand: N(N+1)/2 - stock - |line| - |hand|.
+    pub fn opponent_hand_len(&self) -> usize {
+        self.opponent_hand
+    }
+
+    pub fn history(&self) -> &'a [Event] {
+        self.history
+    }
+
+    /// The starting tile and its owner (D6): `reset(first)`'s argument.
+    pub fn starter(&self) -> (Seat, Tile) {
+        match self.history.first() {
+            Some(&Event::Start { seat, tile }) => (seat, tile),
+            _ => unreachable!("every history opens with the start"),
+        }
+    }
+
+    /// Tiles this seat cannot see: the opponent's hand and the stock together.
+    pub fn unseen(&self) -> u64 {
+        let all = (1u64 << set_size(self.case.n())) - 1;
+        let line = self
+            .line
+            .tiles()
+            .iter()
+            .fold(0u64, |m, t| m | t.tile().bit());
+        let hand = self.hand.iter().fold(0u64, |m, t| m | t.bit());
+        all & !line & !hand
+    }
+
+    /// The legal moves, in the same order as the referee lists them.
+    pub fn legal_moves(&self) -> Vec<DominoMove> {
+        let (l, r) = (self.line.left(), self.line.right());
+        let mut moves = Vec::new();
+        for (i, t) in self.hand.iter().enumerate() {
+            if t.has(l) {
+                moves.push(DominoMove::left(i as u8));
+            }
+            if t.has(r) {
+                moves.push(DominoMove::right(i as u8));
+            }
+        }
+        if moves.is_empty() {
+            moves.push(if self.stock > 0 {
+                DominoMove::Draw
+            } else {
+                DominoMove::Pass
+            });
+        }
+        moves
+    }
+
+    /// Whether any tile in hand fits an end.
+    pub fn can_place(&self) -> bool {
+        let ends = PIP_MASKS[self.line.left() as usize] | PIP_MASKS[self.line.right() as usize];
+        self.hand.iter().any(|t| ends & t.bit() != 0)
+    }
+}
