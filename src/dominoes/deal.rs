@@ -3,13 +3,14 @@
 use crate::rng::{self, Family, Purpose, StreamId};
 
 use super::case::Case;
-use super::tile::Tile;
+use super::tile::{MAX_TILES, Tile};
 
 /// A shuffled set: seat A's hand, then seat B's, then the stock in draw order (D4).
-#[derive(Clone, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub struct Deal {
     case: Case,
-    order: Vec<Tile>,
+    // A fixed array, not a Vec: dealing is on the hot path of every game.
+    order: [Tile; MAX_TILES],
 }
 
 /// A tile order that is not a permutation of the case's set.
@@ -24,7 +25,10 @@ impl Deal {
     /// The deal of pair `pair` under `master_seed`: the set in canonical order, shuffled
     /// by [`rng::shuffle`] on the stream `(Dominoes, case.key(), matchup 0, pair, Deal)`.
     pub fn seeded(case: Case, master_seed: u64, pair: u32) -> Deal {
-        let mut order: Vec<Tile> = Tile::set(case.n()).collect();
+        let mut order = [Tile::from_index(0); MAX_TILES];
+        for (slot, tile) in order.iter_mut().zip(Tile::set(case.n())) {
+            *slot = tile;
+        }
         let mut stream = StreamId {
             family: Family::Dominoes,
             case_key: case.key(),
@@ -33,7 +37,7 @@ impl Deal {
             purpose: Purpose::Deal,
         }
         .rng(master_seed);
-        rng::shuffle(&mut stream, &mut order);
+        rng::shuffle(&mut stream, &mut order[..case.tiles()]);
         Deal { case, order }
     }
 
@@ -57,14 +61,16 @@ impl Deal {
             }
             seen |= t.bit();
         }
-        Ok(Deal { case, order })
+        let mut fixed = [Tile::from_index(0); MAX_TILES];
+        fixed[..order.len()].copy_from_slice(&order);
+        Ok(Deal { case, order: fixed })
     }
 
     /// The partner deal of a pair (D5): the same shuffle with the two hands exchanged;
     /// the stock is unchanged.
     pub fn with_hands_exchanged(&self) -> Deal {
         let h = self.case.h() as usize;
-        let mut order = self.order.clone();
+        let mut order = self.order;
         let (a, rest) = order.split_at_mut(h);
         a.swap_with_slice(&mut rest[..h]);
         Deal {
@@ -79,7 +85,7 @@ impl Deal {
 
     /// The whole order: A's hand, B's hand, the stock front first.
     pub fn order(&self) -> &[Tile] {
-        &self.order
+        &self.order[..self.case.tiles()]
     }
 
     pub fn hand(&self, seat: crate::Seat) -> &[Tile] {
@@ -88,6 +94,6 @@ impl Deal {
     }
 
     pub fn stock(&self) -> &[Tile] {
-        &self.order[2 * self.case.h() as usize..]
+        &self.order[2 * self.case.h() as usize..self.case.tiles()]
     }
 }
