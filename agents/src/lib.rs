@@ -1,1 +1,6 @@
+//! Arena's built-in players, behind `arena_core::Agent`, each seeded and deterministic.
 
+pub mod dominoes;
+pub mod spec;
+
+pub use spec::{Spec, SpecError};

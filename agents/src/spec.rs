@@ -1,0 +1,210 @@
+//! Agent specs: the one string form used in configs and on the command line.
+//!
+//! `name` or `name:key=value,key=value` for built-ins (`random`, `greedy`, `pimc:k=30`),
+//! `exec:<command line>` for external programs.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// A parsed agent spec.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Spec {
+    /// A built-in agent with its options, in the order given.
+    Builtin {
+        name: String,
+        options: Vec<(String, String)>,
+    },
+    /// An external program, run through the line protocol.
+    Exec { command: String },
+}
+
+/// A spec that cannot be built; the message names the spec and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum SpecError {
+    #[error("invalid agent spec {spec:?}: {reason}")]
+    Syntax { spec: String, reason: String },
+    #[error("unknown agent {name:?} for {game} (built-ins: {known})")]
+    Unknown {
+        name: String,
+        game: &'static str,
+        known: String,
+    },
+    #[error("agent {name:?} has no option {option:?} (options: {known})")]
+    UnknownOption {
+        name: String,
+        option: String,
+        known: String,
+    },
+    #[error("agent {name:?}: option {option}={value:?}: {reason}")]
+    BadValue {
+        name: String,
+        option: String,
+        value: String,
+        reason: String,
+    },
+    #[error("external agents ({spec:?}) are not supported yet: the exec: adapter is not built")]
+    ExecUnsupported { spec: String },
+}
+
+impl Spec {
+    pub fn name(&self) -> &str {
+        match self {
+            Spec::Builtin { name, .. } => name,
+            Spec::Exec { .. } => "exec",
+        }
+    }
+
+    /// The value of `option`, parsed; `default` when absent.
+    pub fn option<T: FromStr>(&self, option: &str, default: T) -> Result<T, SpecError>
+    where
+        T::Err: fmt::Display,
+    {
+        let Spec::Builtin { name, options } = self else {
+            return Ok(default);
+        };
+        match options.iter().find(|(k, _)| k == option) {
+            None => Ok(default),
+            Some((_, v)) => v.parse().map_err(|e: T::Err| SpecError::BadValue {
+                name: name.clone(),
+                option: option.to_owned(),
+                value: v.clone(),
+                reason: e.to_string(),
+            }),
+        }
+    }
+
+    /// Refuses options outside `known`.
+    pub fn expect_options(&self, known: &[&str]) -> Result<(), SpecError> {
+        if let Spec::Builtin { name, options } = self {
+            for (k, _) in options {
+                if !known.contains(&k.as_str()) {
+                    return Err(SpecError::UnknownOption {
+                        name: name.clone(),
+                        option: k.clone(),
+                        known: if known.is_empty() {
+                            "none".into()
+                        } else {
+                            known.join(", ")
+                        },
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Spec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Spec::Exec { command } => write!(f, "exec:{command}"),
+            Spec::Builtin { name, options } => {
+                f.write_str(name)?;
+                for (i, (k, v)) in options.iter().enumerate() {
+                    write!(f, "{}{k}={v}", if i == 0 { ':' } else { ',' })?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl FromStr for Spec {
+    type Err = SpecError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let syntax = |reason: &str| SpecError::Syntax {
+            spec: s.to_owned(),
+            reason: reason.to_owned(),
+        };
+        if let Some(command) = s.strip_prefix("exec:") {
+            if command.trim().is_empty() {
+                return Err(syntax("exec: needs a command line"));
+            }
+            return Ok(Spec::Exec {
+                command: command.to_owned(),
+            });
+        }
+        let (name, rest) = match s.split_once(':') {
+            Some((n, r)) => (n, Some(r)),
+            None => (s, None),
+        };
+        let name_ok = !name.is_empty()
+            && name
+                .chars()
+                .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-' || c == '_');
+        if !name_ok {
+            return Err(syntax("a name is lower-case letters, digits, '-' or '_'"));
+        }
+        let mut options = Vec::new();
+        if let Some(rest) = rest {
+            for kv in rest.split(',') {
+                let (k, v) = kv
+                    .split_once('=')
+                    .ok_or_else(|| syntax("options are key=value, separated by commas"))?;
+                if k.is_empty() || v.is_empty() {
+                    return Err(syntax("an option needs a key and a value"));
+                }
+                if options.iter().any(|(o, _): &(String, String)| o == k) {
+                    return Err(syntax("an option is given twice"));
+                }
+                options.push((k.to_owned(), v.to_owned()));
+            }
+        }
+        Ok(Spec::Builtin {
+            name: name.to_owned(),
+            options,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn specs_round_trip() {
+        for s in [
+            "random",
+            "greedy",
+            "pimc:k=30",
+            "pimc:k=30,ms=50",
+            "exec:python3 bot.py --x=1",
+        ] {
+            assert_eq!(s.parse::<Spec>().unwrap().to_string(), s);
+        }
+    }
+
+    #[test]
+    fn bad_specs_are_named() {
+        for s in [
+            "",
+            "Random",
+            "pimc:",
+            "pimc:k",
+            "pimc:k=",
+            "pimc:k=1,k=2",
+            "exec:",
+            "a b",
+        ] {
+            let err = s.parse::<Spec>().unwrap_err();
+            assert!(err.to_string().contains(&format!("{s:?}")), "{err}");
+        }
+    }
+
+    #[test]
+    fn options_parse_and_unknown_ones_are_refused() {
+        let s: Spec = "pimc:k=30".parse().unwrap();
+        assert_eq!(s.option("k", 10u32).unwrap(), 30);
+        assert_eq!(s.option("ms", 7u32).unwrap(), 7);
+        assert!(s.expect_options(&["k"]).is_ok());
+        let err = s.expect_options(&["ms"]).unwrap_err();
+        assert!(err.to_string().contains("\"k\""), "{err}");
+        let bad: Spec = "pimc:k=lots".parse().unwrap();
+        assert!(
+            bad.option("k", 1u32)
+                .unwrap_err()
+                .to_string()
+                .contains("lots")
+        );
+    }
+}
