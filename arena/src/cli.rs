@@ -1,0 +1,343 @@
+//! The command line: argument types and one function per subcommand.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use arena_core::Game;
+use arena_core::quarto::{Quarto, Variant};
+use clap::{Parser, Subcommand, ValueEnum};
+
+use crate::config::{Cases, Config, GameName, Plan};
+use crate::contest::{Contest, DominoesContest, QuartoContest};
+use crate::runner::{self, Step};
+use crate::schedule;
+use crate::summary::Tally;
+use crate::tournament::{self, CONFIG_TOML, Execution};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "arena",
+    version,
+    about = "Seeded tournaments for TCO09 Dominoes and Quarto bots"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the tournament a config file describes (or finish one with --resume).
+    Run(RunArgs),
+    /// Run an ad-hoc match between agents, with the same engine as `run`.
+    Match(MatchArgs),
+    /// Print one game of a run, move by move, replayed from the seed.
+    Replay(ReplayArgs),
+    /// Count Quarto move sequences of exactly DEPTH plies from the empty board.
+    Perft(PerftArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProgressMode {
+    Auto,
+    Never,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ExecArgs {
+    /// Games played at once (default: the machine's cores); never changes results.
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Progress bars on stderr: `auto` shows them on a terminal.
+    #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
+    pub progress: ProgressMode,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// The tournament config (TOML); see docs/config.md.
+    #[arg(required_unless_present = "resume")]
+    pub config: Option<PathBuf>,
+    /// Output directory (default: the config's `out`, else results/<game>-<timestamp>).
+    #[arg(long, conflicts_with = "resume")]
+    pub out: Option<PathBuf>,
+    /// Finish the interrupted run in this directory; finished games are kept.
+    #[arg(long, conflicts_with = "config")]
+    pub resume: Option<PathBuf>,
+    #[command(flatten)]
+    pub exec: ExecArgs,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct MatchArgs {
+    #[arg(long, value_enum)]
+    pub game: GameName,
+    /// An agent spec (`random`, `greedy`, `pimc:k=30`, `exec:<command>`); give two or more.
+    #[arg(long = "agent", required = true, num_args = 1)]
+    pub agents: Vec<String>,
+    /// `all`, or cases separated by spaces: "5,4 9,7" or "lines:0 squares:4".
+    #[arg(long)]
+    pub cases: Option<String>,
+    /// Games per case, even (pairs of games with the seats exchanged).
+    #[arg(long)]
+    pub games_per_case: Option<u32>,
+    /// The master seed (default 1).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub exec: ExecArgs,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ReplayArgs {
+    /// A run directory (holding config.toml).
+    pub dir: PathBuf,
+    /// The game number (the `game` column of games.csv).
+    #[arg(long = "game")]
+    pub game: u64,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum PerftGame {
+    Quarto,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct PerftArgs {
+    pub game: PerftGame,
+    pub depth: u32,
+    #[arg(long, default_value = "lines")]
+    pub variant: Variant,
+}
+
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Run(args) => run_config(args),
+        Command::Match(args) => run_match(args),
+        Command::Replay(args) => replay(args),
+        Command::Perft(args) => perft(args),
+    }
+}
+
+fn default_cases(game: GameName) -> Vec<String> {
+    match game {
+        GameName::Dominoes => DominoesContest::default_cases()
+            .iter()
+            .map(|c| c.to_string())
+            .collect(),
+        GameName::Quarto => QuartoContest::default_cases()
+            .iter()
+            .map(|c| c.to_string())
+            .collect(),
+    }
+}
+
+fn execution(args: &ExecArgs, config: Option<usize>) -> Result<Execution> {
+    let concurrency = match args.concurrency.or(config) {
+        Some(0) => bail!("--concurrency must be at least 1"),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    Ok(Execution {
+        concurrency,
+        progress: args.progress == ProgressMode::Auto,
+    })
+}
+
+fn run_config(args: RunArgs) -> Result<()> {
+    if let Some(dir) = &args.resume {
+        let path = dir.join(CONFIG_TOML);
+        if !path.exists() {
+            bail!(
+                "{} is not a run directory: it has no {CONFIG_TOML}",
+                dir.display()
+            );
+        }
+        let config = Config::load(&path)?;
+        let plan = Plan::resolve(&config, &default_cases(config.game))?;
+        let exec = execution(&args.exec, None)?;
+        tournament::log(dir, "resumed")?;
+        return execute(&plan, dir, &exec);
+    }
+    let path = args
+        .config
+        .expect("clap requires a config without --resume");
+    let config = Config::load(&path)?;
+    let plan = Plan::resolve(&config, &default_cases(config.game))
+        .with_context(|| format!("in config {}", path.display()))?;
+    let exec = execution(&args.exec, config.concurrency)?;
+    let dir = args
+        .out
+        .or(config.out.clone())
+        .unwrap_or_else(|| tournament::default_out_dir(plan.game.as_str()));
+    start(&plan, &dir, &exec)
+}
+
+fn run_match(args: MatchArgs) -> Result<()> {
+    let config = Config {
+        game: args.game,
+        cases: args.cases.map(Cases::Text),
+        games_per_case: args.games_per_case,
+        seed: args.seed,
+        agents: args
+            .agents
+            .into_iter()
+            .map(crate::config::AgentEntry::Spec)
+            .collect(),
+        concurrency: None,
+        out: None,
+        sprt: None,
+    };
+    let plan = Plan::resolve(&config, &default_cases(config.game))?;
+    let exec = execution(&args.exec, None)?;
+    let dir = args
+        .out
+        .unwrap_or_else(|| tournament::default_out_dir(plan.game.as_str()));
+    start(&plan, &dir, &exec)
+}
+
+/// Creates the run directory with the resolved config and seed, then runs.
+fn start(plan: &Plan, dir: &Path, exec: &Execution) -> Result<()> {
+    match plan.game {
+        GameName::Dominoes => {
+            tournament::parse_cases::<DominoesContest>(plan)?;
+            tournament::check_agents::<DominoesContest>(plan)?;
+        }
+        GameName::Quarto => {
+            tournament::parse_cases::<QuartoContest>(plan)?;
+            tournament::check_agents::<QuartoContest>(plan)?;
+        }
+    }
+    if dir.join(CONFIG_TOML).exists() {
+        bail!(
+            "{} already holds a run; finish it with `arena run --resume {}` or choose another --out",
+            dir.display(),
+            dir.display()
+        );
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let text = toml::to_string(&plan.to_config())?;
+    std::fs::write(dir.join(CONFIG_TOML), text)?;
+    std::fs::write(dir.join("seed"), format!("{}\n", plan.seed))?;
+    tournament::log(
+        dir,
+        &format!(
+            "arena {} started; seed {}",
+            env!("CARGO_PKG_VERSION"),
+            plan.seed
+        ),
+    )?;
+    execute(plan, dir, exec)
+}
+
+fn execute(plan: &Plan, dir: &Path, exec: &Execution) -> Result<()> {
+    match plan.game {
+        GameName::Dominoes => execute_game::<DominoesContest>(plan, dir, exec),
+        GameName::Quarto => execute_game::<QuartoContest>(plan, dir, exec),
+    }
+}
+
+fn execute_game<C: Contest>(plan: &Plan, dir: &Path, exec: &Execution) -> Result<()> {
+    let began = std::time::Instant::now();
+    let finished = tournament::run::<C>(plan, dir, exec)?;
+    let mut tally = Tally::new(plan);
+    for row in &finished.rows {
+        tally.add(row);
+    }
+    let report = tally.report();
+    std::fs::write(dir.join("summary.csv"), report.to_csv()?)?;
+    std::fs::write(
+        dir.join("summary.json"),
+        report.to_json(C::NAME, plan.seed, finished.stopped_early)?,
+    )?;
+    tournament::log(
+        dir,
+        &format!(
+            "finished {} games in {:.2} s at concurrency {}{}",
+            finished.rows.len(),
+            began.elapsed().as_secs_f64(),
+            exec.concurrency,
+            if finished.stopped_early {
+                " (stopped by the SPRT)"
+            } else {
+                ""
+            }
+        ),
+    )?;
+    println!(
+        "{} {} games, seed {}, results in {}\n",
+        C::NAME,
+        finished.rows.len(),
+        plan.seed,
+        dir.display()
+    );
+    print!("{}", report.to_table());
+    Ok(())
+}
+
+fn replay(args: ReplayArgs) -> Result<()> {
+    let path = args.dir.join(CONFIG_TOML);
+    let config = Config::load(&path)?;
+    let plan = Plan::resolve(&config, &default_cases(config.game))?;
+    match plan.game {
+        GameName::Dominoes => replay_game::<DominoesContest>(&plan, args.game),
+        GameName::Quarto => replay_game::<QuartoContest>(&plan, args.game),
+    }
+}
+
+fn replay_game<C: Contest>(plan: &Plan, index: u64) -> Result<()> {
+    let cases = tournament::parse_cases::<C>(plan)?;
+    let jobs = schedule::jobs(plan);
+    let Some(job) = jobs.get(index as usize) else {
+        bail!(
+            "no game {index}: this run has games 0 to {}",
+            jobs.len().saturating_sub(1)
+        );
+    };
+    let name = |seat: arena_core::Seat, seat_a: arena_core::Seat| {
+        let agent = if seat == seat_a { job.a } else { job.b };
+        plan.agents[agent].name.clone()
+    };
+    let (_, seat_a) = C::start(cases[job.case], plan.seed, job.pair, job.game);
+    println!(
+        "game {index}: case {}, pair {}, game {} of the pair; agent a = {} (seat {seat_a}), agent b = {}",
+        cases[job.case], job.pair, job.game, plan.agents[job.a].name, plan.agents[job.b].name
+    );
+    let mut ply = 0;
+    let row = runner::play::<C>(plan, &cases, job, &mut |step| match step {
+        Step::Start(p) => println!("\nstart\n{}", C::draw(p)),
+        Step::Move { seat, mv, after } => {
+            ply += 1;
+            println!(
+                "\n{ply}. {seat} ({}) plays {mv}\n{}",
+                name(seat, seat_a),
+                C::draw(after)
+            );
+        }
+        Step::Forfeit { seat, kind, detail } => {
+            println!(
+                "\n{seat} ({}) forfeits: {} ({detail})",
+                name(seat, seat_a),
+                kind.as_str()
+            );
+        }
+    })?;
+    println!(
+        "\nresult: {} {} - {} {} ({})",
+        row.agent_a, row.score_a, row.score_b, row.agent_b, row.termination
+    );
+    Ok(())
+}
+
+fn perft(args: PerftArgs) -> Result<()> {
+    match args.game {
+        PerftGame::Quarto => {
+            let start = Quarto::new(args.variant);
+            debug_assert!(!start.is_over());
+            println!("{}", arena_core::quarto::perft(&start, args.depth));
+        }
+    }
+    Ok(())
+}

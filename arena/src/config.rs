@@ -1,0 +1,306 @@
+//! Tournament configs: the TOML file format (`docs/config.md`) and its resolution into
+//! a fully explicit plan, which is what a run directory stores and `--resume` reads.
+
+use std::path::{Path, PathBuf};
+
+use agents::Spec;
+use serde::{Deserialize, Serialize};
+
+/// Which game a tournament plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum GameName {
+    Dominoes,
+    Quarto,
+}
+
+impl GameName {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            GameName::Dominoes => "dominoes",
+            GameName::Quarto => "quarto",
+        }
+    }
+}
+
+/// The master seed when a config or `arena match` names none: fixed, so two runs of
+/// the same command are the same experiment.
+pub const DEFAULT_SEED: u64 = 1;
+pub const DEFAULT_GAMES_PER_CASE: u32 = 100;
+
+/// A config file as written by a user. Everything optional has a documented default.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub game: GameName,
+    /// `"all"`, one string of cases separated by spaces (`"5,4 9,7"`), or a list.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cases: Option<Cases>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub games_per_case: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Two or more; more than two play a round robin.
+    pub agents: Vec<AgentEntry>,
+    /// Games played at once; never changes results. Default: the machine's cores.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub concurrency: Option<usize>,
+    /// Output directory; default `results/<game>-<timestamp>/`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub out: Option<PathBuf>,
+    /// Stop a two-agent match early once the SPRT decides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprt: Option<SprtConfig>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Cases {
+    Text(String),
+    List(Vec<String>),
+}
+
+/// An agent: a bare spec string, or a table naming it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum AgentEntry {
+    Spec(String),
+    Named(NamedAgent),
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NamedAgent {
+    /// The name used in `games.csv` and reports; defaults to the spec string.
+    pub name: Option<String>,
+    pub spec: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SprtConfig {
+    pub elo0: f64,
+    pub elo1: f64,
+    #[serde(default = "default_error_rate")]
+    pub alpha: f64,
+    #[serde(default = "default_error_rate")]
+    pub beta: f64,
+}
+
+fn default_error_rate() -> f64 {
+    0.05
+}
+
+/// A config that cannot run; each names the input at fault.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("cannot read config {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("invalid config {path}: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("games per case must be a positive even number (games come in pairs), got {0}")]
+    GamesPerCase(u32),
+    #[error("a tournament needs at least two agents, got {0}")]
+    TooFewAgents(usize),
+    #[error("agent name {0:?} is used twice; give each agent a distinct name")]
+    DuplicateName(String),
+    #[error("at most 255 matchups (23 agents) per run, got {0} agents")]
+    TooManyAgents(usize),
+    #[error(transparent)]
+    Spec(#[from] agents::SpecError),
+    #[error("invalid case list {input:?}: {reason}")]
+    Cases { input: String, reason: String },
+    #[error("invalid sprt: {0}")]
+    Sprt(String),
+    #[error("concurrency must be at least 1")]
+    Concurrency,
+}
+
+impl Config {
+    pub fn load(path: &Path) -> Result<Config, ConfigError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        Config::parse(&text, path)
+    }
+
+    pub fn parse(text: &str, path: &Path) -> Result<Config, ConfigError> {
+        toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: path.to_owned(),
+            message: e.to_string().trim_end().to_owned(),
+        })
+    }
+}
+
+/// A named agent of a resolved plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanAgent {
+    pub name: String,
+    pub spec: Spec,
+}
+
+/// Everything that determines a run's results, fully explicit. Cases are kept as their
+/// notation strings here; the game module parses them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plan {
+    pub game: GameName,
+    pub cases: Vec<String>,
+    pub games_per_case: u32,
+    pub seed: u64,
+    pub agents: Vec<PlanAgent>,
+    pub sprt: Option<SprtConfig>,
+}
+
+impl Plan {
+    /// Resolves defaults and checks everything but the case notation (game specific).
+    pub fn resolve(config: &Config, default_cases: &[String]) -> Result<Plan, ConfigError> {
+        let games_per_case = config.games_per_case.unwrap_or(DEFAULT_GAMES_PER_CASE);
+        if games_per_case == 0 || games_per_case % 2 == 1 {
+            return Err(ConfigError::GamesPerCase(games_per_case));
+        }
+        if config.agents.len() < 2 {
+            return Err(ConfigError::TooFewAgents(config.agents.len()));
+        }
+        if config.agents.len() > 23 {
+            return Err(ConfigError::TooManyAgents(config.agents.len()));
+        }
+        if config.concurrency == Some(0) {
+            return Err(ConfigError::Concurrency);
+        }
+        let mut agents: Vec<PlanAgent> = Vec::new();
+        for entry in &config.agents {
+            let (name, spec) = match entry {
+                AgentEntry::Spec(s) => (None, s),
+                AgentEntry::Named(n) => (n.name.clone(), &n.spec),
+            };
+            let spec: Spec = spec.parse()?;
+            let name = name.unwrap_or_else(|| spec.to_string());
+            if agents.iter().any(|a| a.name == name) {
+                return Err(ConfigError::DuplicateName(name));
+            }
+            agents.push(PlanAgent { name, spec });
+        }
+        let cases = match &config.cases {
+            None => default_cases.to_vec(),
+            Some(Cases::Text(t)) if t.trim() == "all" => default_cases.to_vec(),
+            Some(Cases::Text(t)) => t.split_whitespace().map(str::to_owned).collect(),
+            Some(Cases::List(l)) => l.clone(),
+        };
+        if cases.is_empty() {
+            return Err(ConfigError::Cases {
+                input: String::new(),
+                reason: "no cases".into(),
+            });
+        }
+        if let Some(s) = &config.sprt {
+            if config.agents.len() != 2 {
+                return Err(ConfigError::Sprt("an SPRT needs exactly two agents".into()));
+            }
+            crate::stats::Sprt::new(s.elo0, s.elo1, s.alpha, s.beta)
+                .map_err(|e| ConfigError::Sprt(e.to_string()))?;
+        }
+        Ok(Plan {
+            game: config.game,
+            cases,
+            games_per_case,
+            seed: config.seed.unwrap_or(DEFAULT_SEED),
+            agents,
+            sprt: config.sprt,
+        })
+    }
+
+    /// The plan as an explicit config (what a run directory stores as `config.toml`).
+    pub fn to_config(&self) -> Config {
+        Config {
+            game: self.game,
+            cases: Some(Cases::List(self.cases.clone())),
+            games_per_case: Some(self.games_per_case),
+            seed: Some(self.seed),
+            agents: self
+                .agents
+                .iter()
+                .map(|a| {
+                    AgentEntry::Named(NamedAgent {
+                        name: Some(a.name.clone()),
+                        spec: a.spec.to_string(),
+                    })
+                })
+                .collect(),
+            concurrency: None,
+            out: None,
+            sprt: self.sprt,
+        }
+    }
+
+    /// Agent pairings: every `(i, j)` with `i < j`, in order.
+    pub fn matchups(&self) -> Vec<(usize, usize)> {
+        let n = self.agents.len();
+        (0..n)
+            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<Config, ConfigError> {
+        Config::parse(text, Path::new("test.toml"))
+    }
+
+    #[test]
+    fn unknown_fields_are_refused_with_their_name() {
+        let err =
+            parse("game = \"dominoes\"\nagents = [\"random\", \"greedy\"]\nsed = 3\n").unwrap_err();
+        let msg = err.to_string();
+        assert!(msg.contains("test.toml") && msg.contains("sed"), "{msg}");
+    }
+
+    #[test]
+    fn defaults_resolve_and_round_trip() {
+        let c = parse(
+            "game = \"dominoes\"\nagents = [\"random\", { name = \"g\", spec = \"greedy\" }]\n",
+        )
+        .unwrap();
+        let plan = Plan::resolve(&c, &["5,4".into()]).unwrap();
+        assert_eq!(plan.games_per_case, 100);
+        assert_eq!(plan.seed, DEFAULT_SEED);
+        assert_eq!(plan.agents[1].name, "g");
+        assert_eq!(plan.cases, ["5,4"]);
+        let back = toml::to_string(&plan.to_config()).unwrap();
+        let again = Plan::resolve(&parse(&back).unwrap(), &[]).unwrap();
+        assert_eq!(again, plan);
+    }
+
+    #[test]
+    fn odd_games_and_lonely_agents_are_refused() {
+        let c = parse("game = \"quarto\"\ngames_per_case = 3\nagents = [\"random\", \"greedy\"]\n")
+            .unwrap();
+        assert!(matches!(
+            Plan::resolve(&c, &[]),
+            Err(ConfigError::GamesPerCase(3))
+        ));
+        let c = parse("game = \"quarto\"\nagents = [\"random\"]\n").unwrap();
+        assert!(matches!(
+            Plan::resolve(&c, &[]),
+            Err(ConfigError::TooFewAgents(1))
+        ));
+        let c = parse("game = \"quarto\"\nagents = [\"random\", \"random\"]\n").unwrap();
+        assert!(matches!(
+            Plan::resolve(&c, &[]),
+            Err(ConfigError::DuplicateName(_))
+        ));
+    }
+
+    #[test]
+    fn round_robin_matchups() {
+        let c = parse("game = \"quarto\"\nagents = [\"random\", \"greedy\", \"best\"]\n").unwrap();
+        let plan = Plan::resolve(&c, &["lines:0".into()]).unwrap();
+        assert_eq!(plan.matchups(), [(0, 1), (0, 2), (1, 2)]);
+    }
+}
