@@ -298,6 +298,22 @@ mod tests {
     }
 
     #[test]
+    fn shipped_configs_parse_and_resolve() {
+        for (name, text, game, cases) in [
+            ("tco09.toml", include_str!("../../configs/tco09.toml"), GameName::Dominoes, 20),
+            ("quarto.toml", include_str!("../../configs/quarto.toml"), GameName::Quarto, 4),
+        ] {
+            let c = Config::parse(text, Path::new(name)).unwrap();
+            let all: Vec<String> = (0..cases).map(|i| i.to_string()).collect();
+            let plan = Plan::resolve(&c, &all).unwrap();
+            assert_eq!(plan.game, game, "{name}");
+            assert_eq!(plan.cases.len(), cases, "{name}");
+            assert_eq!(plan.games_per_case, 100, "{name}");
+            assert!(plan.agents.len() >= 2, "{name}");
+        }
+    }
+
+    #[test]
     fn round_robin_matchups() {
         let c = parse("game = \"quarto\"\nagents = [\"random\", \"greedy\", \"best\"]\n").unwrap();
         let plan = Plan::resolve(&c, &["lines:0".into()]).unwrap();

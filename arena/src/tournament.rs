@@ -86,7 +86,7 @@ fn csv_line(row: &GameRow, header: bool) -> Result<Vec<u8>> {
         .has_headers(header)
         .from_writer(Vec::new());
     w.serialize(row)?;
-    Ok(w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))?)
+    w.into_inner().map_err(|e| anyhow::anyhow!("{e}"))
 }
 
 fn header_line() -> Result<Vec<u8>> {
@@ -180,7 +180,7 @@ pub fn run<C: Contest>(plan: &Plan, dir: &Path, exec: &Execution) -> Result<Fini
             progress.finished(&row, &tally);
             next += 1;
             rows.push(row);
-            if next % 2 == 0 && tally.sprt_decided() {
+            if next.is_multiple_of(2) && tally.sprt_decided() {
                 stopped_early = true;
                 stop.store(true, Ordering::Relaxed);
             }
@@ -231,7 +231,6 @@ pub fn run<C: Contest>(plan: &Plan, dir: &Path, exec: &Execution) -> Result<Fini
         }
         Ok(())
     })?;
-    drop(drain);
     progress.finish();
     if !stopped_early && rows.len() != jobs.len() {
         bail!("only {} of {} games finished", rows.len(), jobs.len());

@@ -1,0 +1,2 @@
+pub mod dominoes;
+pub mod quarto;
