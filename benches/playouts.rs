@@ -1,10 +1,12 @@
 //! Random-vs-random playouts through the referee: how many whole games per second the
-//! rules core sustains (deal included). Run: `cargo bench -p arena-core --bench playouts`.
+//! rules core sustains (deal included), and Quarto random playouts from the empty board.
+//! Run: `cargo bench -p arena-core --bench playouts`.
 
 use std::hint::black_box;
 
 use arena_core::Game;
 use arena_core::dominoes::{Case, Deal, Dominoes};
+use arena_core::quarto::{Quarto, QuartoMove, Variant};
 use arena_core::rng::below;
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rand_chacha::ChaCha8Rng;
@@ -55,5 +57,31 @@ fn dominoes(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, dominoes);
+/// One random playout per variant from the empty board; returns the plies played.
+fn quarto_round(rng: &mut ChaCha8Rng, moves: &mut Vec<QuartoMove>) -> u64 {
+    let mut plies = 0;
+    for variant in [Variant::Lines, Variant::Squares] {
+        let mut g = Quarto::new(variant);
+        while !g.is_over() {
+            g.legal_moves_into(moves);
+            let m = moves[below(rng, moves.len() as u32) as usize];
+            g.play_unchecked(m);
+            plies += 1;
+        }
+    }
+    plies
+}
+
+fn quarto(c: &mut Criterion) {
+    let mut group = c.benchmark_group("quarto");
+    group.throughput(Throughput::Elements(2));
+    group.bench_function("random_playouts_both_variants", |b| {
+        let mut rng = ChaCha8Rng::seed_from_u64(9);
+        let mut moves = Vec::with_capacity(256);
+        b.iter(|| black_box(quarto_round(&mut rng, &mut moves)));
+    });
+    group.finish();
+}
+
+criterion_group!(benches, dominoes, quarto);
 criterion_main!(benches);

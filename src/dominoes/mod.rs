@@ -1,4 +1,4 @@
-//! The TCO09 Dominoes draw game (rules D1–D18 in `docs/rules-dominoes.md`).
+//! The TCO09 Dominoes draw game (rules D1–D18 in `docs/rules.md`).
 //!
 //! [`Deal`] shuffles a [`Case`]'s set from a seeded stream (D4, D5); [`Dominoes`] is the
 //! referee's position, implementing [`crate::Game`]; agents get a [`DominoView`].
