@@ -21,6 +21,7 @@
 pub mod agent;
 pub mod dominoes;
 pub mod game;
+pub mod protocol;
 pub mod quarto;
 pub mod rng;
 

@@ -86,6 +86,42 @@ pub struct Line {
 }
 
 impl Line {
+    /// A line from oriented tiles, checked: at least one tile, neighbours touch, no tile
+    /// twice, numbers below `MAX_N`.
+    pub fn from_tiles(tiles: &[OrientedTile]) -> Result<Line, String> {
+        let Some((&first, rest)) = tiles.split_first() else {
+            return Err("the line of play is never empty".into());
+        };
+        if tiles.len() > MAX_TILES {
+            return Err("more tiles than the largest set".into());
+        }
+        let mut seen = 0u64;
+        for w in tiles.windows(2) {
+            if w[0].right != w[1].left {
+                return Err(format!("{} and {} do not touch", w[0], w[1]));
+            }
+        }
+        for t in tiles {
+            if t.left >= super::tile::MAX_N || t.right >= super::tile::MAX_N {
+                return Err(format!("{t} is not a tile"));
+            }
+            if seen & t.tile().bit() != 0 {
+                return Err(format!("{t} appears twice"));
+            }
+            seen |= t.tile().bit();
+        }
+        let mut line = Line::new(first);
+        // Centre the tiles so the rest of the set fits on either side.
+        let start = (MAX_TILES - 1) - tiles.len() / 2;
+        line.start = start as u8;
+        line.end = (start + tiles.len()) as u8;
+        line.slots[start] = first;
+        for (i, &t) in rest.iter().enumerate() {
+            line.slots[start + 1 + i] = t;
+        }
+        Ok(line)
+    }
+
     fn new(first: OrientedTile) -> Line {
         let mid = MAX_TILES as u8 - 1;
         let mut slots = [first; 2 * MAX_TILES - 1];
@@ -156,6 +192,19 @@ impl fmt::Display for Line {
             write!(f, "{t}")?;
         }
         Ok(())
+    }
+}
+
+impl std::str::FromStr for Line {
+    type Err = crate::ParseError;
+    /// D3: oriented tiles separated by spaces, neighbours touching.
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let tiles = s
+            .split_whitespace()
+            .map(str::parse)
+            .collect::<Result<Vec<OrientedTile>, _>>()
+            .map_err(|e| crate::ParseError::new("line of play", s, e.reason))?;
+        Line::from_tiles(&tiles).map_err(|why| crate::ParseError::new("line of play", s, why))
     }
 }
 

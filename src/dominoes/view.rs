@@ -39,7 +39,10 @@ pub struct DominoView<'a> {
 }
 
 impl<'a> DominoView<'a> {
-    pub(crate) fn new(
+    /// A view from public parts, for adapters that receive the TCO09 arguments
+    /// (`play(hand, line, stock)`) rather than a referee position. `history` must open
+    /// with the `Start` event.
+    pub fn new(
         case: Case,
         seat: Seat,
         hand: &'a [Tile],
