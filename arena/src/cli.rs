@@ -156,7 +156,8 @@ fn run_config(args: RunArgs) -> Result<()> {
             );
         }
         let config = Config::load(&path)?;
-        let plan = Plan::resolve(&config, &default_cases(config.game))?;
+        let mut plan = Plan::resolve(&config, &default_cases(config.game))?;
+        canonicalize_cases(&mut plan)?;
         let exec = execution(&args.exec, None)?;
         tournament::log(dir, "resumed")?;
         return execute(&plan, dir, &exec);
@@ -165,8 +166,9 @@ fn run_config(args: RunArgs) -> Result<()> {
         .config
         .expect("clap requires a config without --resume");
     let config = Config::load(&path)?;
-    let plan = Plan::resolve(&config, &default_cases(config.game))
+    let mut plan = Plan::resolve(&config, &default_cases(config.game))
         .with_context(|| format!("in config {}", path.display()))?;
+    canonicalize_cases(&mut plan).with_context(|| format!("in config {}", path.display()))?;
     let exec = execution(&args.exec, config.concurrency)?;
     let dir = args
         .out
@@ -190,7 +192,8 @@ fn run_match(args: MatchArgs) -> Result<()> {
         out: None,
         sprt: None,
     };
-    let plan = Plan::resolve(&config, &default_cases(config.game))?;
+    let mut plan = Plan::resolve(&config, &default_cases(config.game))?;
+    canonicalize_cases(&mut plan)?;
     let exec = execution(&args.exec, None)?;
     let dir = args
         .out
@@ -198,17 +201,37 @@ fn run_match(args: MatchArgs) -> Result<()> {
     start(&plan, &dir, &exec)
 }
 
+/// Rewrites the plan's cases in canonical notation (`5, 4` becomes `5,4`), so rows,
+/// reports and resumes agree, and refuses a case listed twice (its games would repeat).
+fn canonicalize_cases(plan: &mut Plan) -> Result<()> {
+    let cases: Vec<String> = match plan.game {
+        GameName::Dominoes => tournament::parse_cases::<DominoesContest>(plan)?
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+        GameName::Quarto => tournament::parse_cases::<QuartoContest>(plan)?
+            .iter()
+            .map(ToString::to_string)
+            .collect(),
+    };
+    for (i, case) in cases.iter().enumerate() {
+        if let Some(j) = cases[..i].iter().position(|c| c == case) {
+            bail!(
+                "case {case} is listed twice (as {:?} and {:?}); its games would be played twice",
+                plan.cases[j],
+                plan.cases[i]
+            );
+        }
+    }
+    plan.cases = cases;
+    Ok(())
+}
+
 /// Creates the run directory with the resolved config and seed, then runs.
 fn start(plan: &Plan, dir: &Path, exec: &Execution) -> Result<()> {
     match plan.game {
-        GameName::Dominoes => {
-            tournament::parse_cases::<DominoesContest>(plan)?;
-            tournament::check_agents::<DominoesContest>(plan)?;
-        }
-        GameName::Quarto => {
-            tournament::parse_cases::<QuartoContest>(plan)?;
-            tournament::check_agents::<QuartoContest>(plan)?;
-        }
+        GameName::Dominoes => tournament::check_agents::<DominoesContest>(plan)?,
+        GameName::Quarto => tournament::check_agents::<QuartoContest>(plan)?,
     }
     if dir.join(CONFIG_TOML).exists() {
         bail!(
@@ -266,14 +289,23 @@ fn execute_game<C: Contest>(plan: &Plan, dir: &Path, exec: &Execution) -> Result
             }
         ),
     )?;
-    println!(
-        "{} {} games, seed {}, results in {}\n",
+    emit(&format!(
+        "{} {} games, seed {}, results in {}\n\n{}",
         C::NAME,
         finished.rows.len(),
         plan.seed,
-        dir.display()
-    );
-    print!("{}", report.to_table());
+        dir.display(),
+        report.to_table()
+    ))
+}
+
+/// Writes to stdout; a closed pipe (`arena replay … | head`) surfaces as an
+/// `io::Error` that `main` treats as success.
+fn emit(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
     Ok(())
 }
 
@@ -281,6 +313,20 @@ fn replay(args: ReplayArgs) -> Result<()> {
     let path = args.dir.join(CONFIG_TOML);
     let config = Config::load(&path)?;
     let plan = Plan::resolve(&config, &default_cases(config.game))?;
+    // Only games that were played: a run stopped by the SPRT or interrupted has fewer
+    // rows than its schedule.
+    let games = args.dir.join(tournament::GAMES_CSV);
+    if let Ok(text) = std::fs::read_to_string(&games) {
+        let played = text.lines().count().saturating_sub(1) as u64;
+        if args.game >= played {
+            bail!(
+                "game {} was not played: {} has {played} games (0 to {})",
+                args.game,
+                games.display(),
+                played.saturating_sub(1)
+            );
+        }
+    }
     match plan.game {
         GameName::Dominoes => replay_game::<DominoesContest>(&plan, args.game),
         GameName::Quarto => replay_game::<QuartoContest>(&plan, args.game),
@@ -301,34 +347,38 @@ fn replay_game<C: Contest>(plan: &Plan, index: u64) -> Result<()> {
         plan.agents[agent].name.clone()
     };
     let (_, seat_a) = C::start(cases[job.case], plan.seed, job.pair, job.game);
-    println!(
-        "game {index}: case {}, pair {}, game {} of the pair; agent a = {} (seat {seat_a}), agent b = {}",
+    use std::fmt::Write as _;
+    let mut out = format!(
+        "game {index}: case {}, pair {}, game {} of the pair; agent a = {} (seat {seat_a}), agent b = {}\n",
         cases[job.case], job.pair, job.game, plan.agents[job.a].name, plan.agents[job.b].name
     );
     let mut ply = 0;
-    let row = runner::play::<C>(plan, &cases, job, &mut |step| match step {
-        Step::Start(p) => println!("\nstart\n{}", C::draw(p)),
-        Step::Move { seat, mv, after } => {
-            ply += 1;
-            println!(
-                "\n{ply}. {seat} ({}) plays {mv}\n{}",
-                name(seat, seat_a),
-                C::draw(after)
-            );
-        }
-        Step::Forfeit { seat, kind, detail } => {
-            println!(
-                "\n{seat} ({}) forfeits: {} ({detail})",
+    let row = runner::play::<C>(plan, &cases, job, &mut |step| {
+        let _ = match step {
+            Step::Start(p) => write!(out, "\nstart\n{}\n", C::draw(p)),
+            Step::Move { seat, mv, after } => {
+                ply += 1;
+                write!(
+                    out,
+                    "\n{ply}. {seat} ({}) plays {mv}\n{}\n",
+                    name(seat, seat_a),
+                    C::draw(after)
+                )
+            }
+            Step::Forfeit { seat, kind, detail } => write!(
+                out,
+                "\n{seat} ({}) forfeits: {} ({detail})\n",
                 name(seat, seat_a),
                 kind.as_str()
-            );
-        }
+            ),
+        };
     })?;
-    println!(
+    let _ = writeln!(
+        out,
         "\nresult: {} {} - {} {} ({})",
         row.agent_a, row.score_a, row.score_b, row.agent_b, row.termination
     );
-    Ok(())
+    emit(&out)
 }
 
 fn perft(args: PerftArgs) -> Result<()> {
@@ -336,7 +386,10 @@ fn perft(args: PerftArgs) -> Result<()> {
         PerftGame::Quarto => {
             let start = Quarto::new(args.variant);
             debug_assert!(!start.is_over());
-            println!("{}", arena_core::quarto::perft(&start, args.depth));
+            emit(&format!(
+                "{}\n",
+                arena_core::quarto::perft(&start, args.depth)
+            ))?;
         }
     }
     Ok(())

@@ -94,10 +94,10 @@ fn default_error_rate() -> f64 {
 /// A config that cannot run; each names the input at fault.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
-    #[error("cannot read config {path}: {source}")]
+    #[error("cannot read config {path}: {reason}")]
     Read {
         path: PathBuf,
-        source: std::io::Error,
+        reason: std::io::Error,
     },
     #[error("invalid config {path}: {message}")]
     Parse { path: PathBuf, message: String },
@@ -121,9 +121,9 @@ pub enum ConfigError {
 
 impl Config {
     pub fn load(path: &Path) -> Result<Config, ConfigError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+        let text = std::fs::read_to_string(path).map_err(|reason| ConfigError::Read {
             path: path.to_owned(),
-            source,
+            reason,
         })?;
         Config::parse(&text, path)
     }
@@ -300,8 +300,18 @@ mod tests {
     #[test]
     fn shipped_configs_parse_and_resolve() {
         for (name, text, game, cases) in [
-            ("tco09.toml", include_str!("../../configs/tco09.toml"), GameName::Dominoes, 20),
-            ("quarto.toml", include_str!("../../configs/quarto.toml"), GameName::Quarto, 4),
+            (
+                "tco09.toml",
+                include_str!("../../configs/tco09.toml"),
+                GameName::Dominoes,
+                20,
+            ),
+            (
+                "quarto.toml",
+                include_str!("../../configs/quarto.toml"),
+                GameName::Quarto,
+                4,
+            ),
         ] {
             let c = Config::parse(text, Path::new(name)).unwrap();
             let all: Vec<String> = (0..cases).map(|i| i.to_string()).collect();

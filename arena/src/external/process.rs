@@ -1,0 +1,221 @@
+//! One external agent process: spawned through `sh -c` with a memory limit, a scrubbed
+//! environment and its own working directory; replies read with length and time caps;
+//! stderr drained into a bounded log so a chatty bot never blocks.
+
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use arena_core::AgentError;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::runtime::Handle;
+
+use super::Limits;
+use super::log::StderrLog;
+
+/// Markers in a dead bot's last stderr that mean it ran out of memory (under the
+/// address-space limit, allocation fails and runtimes say so in these words).
+const MEMORY_MARKERS: [&str; 6] = [
+    "MemoryError",
+    "memory allocation of",
+    "bad_alloc",
+    "Cannot allocate memory",
+    "out of memory",
+    "Out of memory",
+];
+
+pub struct Process {
+    child: Child,
+    stdin: ChildStdin,
+    stdout: ChildStdout,
+    buffer: Vec<u8>,
+    stderr_tail: Arc<Mutex<Vec<u8>>>,
+    handle: Handle,
+}
+
+/// The shell command that applies the memory limit, then becomes the bot.
+fn shell_line(command: &str, memory_mb: u64) -> String {
+    format!("ulimit -v {} 2>/dev/null; exec {command}", memory_mb * 1024)
+}
+
+/// Rewrites tokens naming existing files relative to the arena's directory into absolute
+/// paths, so `python3 bot.py` still finds its script from the bot's own directory.
+pub fn absolutize(command: &str) -> String {
+    command
+        .split(' ')
+        .map(|token| {
+            let path = Path::new(token);
+            if !token.is_empty() && !token.starts_with('-') && path.is_relative() && path.exists() {
+                std::fs::canonicalize(path)
+                    .map(|p| p.display().to_string())
+                    .unwrap_or_else(|_| token.to_owned())
+            } else {
+                token.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl Process {
+    /// Starts `command` (already absolutized) in `workdir`.
+    pub fn spawn(
+        handle: &Handle,
+        command: &str,
+        workdir: &Path,
+        limits: &Limits,
+        log: Arc<StderrLog>,
+    ) -> Result<Process, AgentError> {
+        std::fs::create_dir_all(workdir)
+            .map_err(|e| AgentError::Startup(format!("creating {}: {e}", workdir.display())))?;
+        let _guard = handle.enter();
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let mut child = Command::new("/bin/sh")
+            .arg("-c")
+            .arg(shell_line(command, limits.memory_mb))
+            .current_dir(workdir)
+            .env_clear()
+            .env("PATH", path)
+            .env("HOME", workdir)
+            .env("TMPDIR", workdir)
+            .env("LANG", "C.UTF-8")
+            .env("PYTHONUNBUFFERED", "1")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| AgentError::Startup(format!("cannot start {command:?}: {e}")))?;
+        let stdin = child.stdin.take().expect("piped");
+        let stdout = child.stdout.take().expect("piped");
+        let mut stderr = child.stderr.take().expect("piped");
+        let tail = Arc::new(Mutex::new(Vec::new()));
+        let tail_writer = Arc::clone(&tail);
+        handle.spawn(async move {
+            let mut chunk = [0u8; 4096];
+            while let Ok(n) = stderr.read(&mut chunk).await {
+                if n == 0 {
+                    break;
+                }
+                log.write(&chunk[..n]);
+                let mut t = tail_writer.lock().expect("not poisoned");
+                t.extend_from_slice(&chunk[..n]);
+                let excess = t.len().saturating_sub(4096);
+                t.drain(..excess);
+            }
+        });
+        Ok(Process {
+            child,
+            stdin,
+            stdout,
+            buffer: Vec::new(),
+            stderr_tail: tail,
+            handle: handle.clone(),
+        })
+    }
+
+    /// Sends one call and waits for its one-line reply, at most `cap`. Returns the line
+    /// and the time it took (measured by the arena).
+    pub fn call(&mut self, text: &str, cap: Duration, limits: &Limits) -> Result<(String, Duration), AgentError> {
+        if !self.buffer.is_empty() {
+            return Err(AgentError::Malformed("output before the call was made".into()));
+        }
+        let handle = self.handle.clone();
+        handle.block_on(async {
+            let started = Instant::now();
+            let write = async {
+                self.stdin.write_all(text.as_bytes()).await?;
+                self.stdin.flush().await
+            };
+            match tokio::time::timeout(cap, write).await {
+                Err(_) => return Err(AgentError::Timeout(format!("not reading its input within {cap:?}"))),
+                Ok(Err(e)) => return Err(self.crashed(&format!("writing the call: {e}")).await),
+                Ok(Ok(())) => {}
+            }
+            let line = match tokio::time::timeout(cap, self.read_line(limits.max_line)).await {
+                Err(_) => return Err(AgentError::Timeout(format!("no reply within {cap:?}"))),
+                Ok(Err(e)) => return Err(e),
+                Ok(Ok(None)) => return Err(self.crashed("closed its output").await),
+                Ok(Ok(Some(line))) => line,
+            };
+            Ok((line, started.elapsed()))
+        })
+    }
+
+    async fn read_line(&mut self, max_line: usize) -> Result<Option<String>, AgentError> {
+        let mut chunk = [0u8; 4096];
+        loop {
+            if let Some(pos) = self.buffer.iter().position(|&b| b == b'\n') {
+                let rest = self.buffer.split_off(pos + 1);
+                let mut line = std::mem::replace(&mut self.buffer, rest);
+                line.pop();
+                if line.last() == Some(&b'\r') {
+                    line.pop();
+                }
+                if line.len() > max_line {
+                    return Err(AgentError::Malformed(format!("a reply line longer than {max_line} bytes")));
+                }
+                return String::from_utf8(line)
+                    .map(Some)
+                    .map_err(|_| AgentError::Malformed("a reply that is not UTF-8".into()));
+            }
+            if self.buffer.len() > max_line {
+                return Err(AgentError::Malformed(format!(
+                    "more than {max_line} bytes without a newline"
+                )));
+            }
+            let n = self
+                .stdout
+                .read(&mut chunk)
+                .await
+                .map_err(|e| AgentError::Crash(format!("reading its output: {e}")))?;
+            if n == 0 {
+                return Ok(None);
+            }
+            self.buffer.extend_from_slice(&chunk[..n]);
+        }
+    }
+
+    /// Classifies a dead or dying process: out of memory, or a crash with its status.
+    async fn crashed(&mut self, what: &str) -> AgentError {
+        let status = tokio::time::timeout(Duration::from_millis(500), self.child.wait()).await;
+        let tail = String::from_utf8_lossy(&self.stderr_tail.lock().expect("not poisoned")).into_owned();
+        let status = match status {
+            Ok(Ok(s)) => describe(s),
+            _ => "still running".into(),
+        };
+        if MEMORY_MARKERS.iter().any(|m| tail.contains(m)) {
+            return AgentError::Memory(format!("{what}; {status}; stderr says it ran out of memory"));
+        }
+        AgentError::Crash(format!("{what}; {status}"))
+    }
+
+    /// Kills the process and reaps it, so no zombie is left.
+    pub fn kill(mut self) {
+        let handle = self.handle.clone();
+        handle.block_on(async {
+            let _ = self.child.start_kill();
+            let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
+        });
+    }
+}
+
+fn describe(status: std::process::ExitStatus) -> String {
+    use std::os::unix::process::ExitStatusExt;
+    match (status.code(), status.signal()) {
+        (Some(code), _) => format!("exit code {code}"),
+        (None, Some(sig)) => format!("killed by signal {sig}"),
+        _ => "ended".into(),
+    }
+}
+
+/// The working directory of agent `name` under the run directory.
+pub fn workdir(run_dir: &Path, name: &str) -> PathBuf {
+    let safe: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .collect();
+    run_dir.join("agents").join(safe)
+}
