@@ -35,6 +35,19 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Count Quarto move sequences of exactly DEPTH plies from the empty board.
     Perft(PerftArgs),
+    /// Run a built-in agent as an external program over the line protocol (stdin/stdout).
+    Serve(ServeArgs),
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ServeArgs {
+    /// A built-in agent spec, e.g. `greedy`.
+    pub spec: String,
+    #[arg(long, value_enum)]
+    pub game: GameName,
+    /// Seeds the served agent's own randomness (the arena never sends its seed).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -118,6 +131,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Match(args) => run_match(args),
         Command::Replay(args) => replay(args),
         Command::Perft(args) => perft(args),
+        Command::Serve(args) => crate::serve::run(&args.spec, args.game, args.seed),
     }
 }
 
@@ -191,6 +205,7 @@ fn run_match(args: MatchArgs) -> Result<()> {
         concurrency: None,
         out: None,
         sprt: None,
+        limits: None,
     };
     let mut plan = Plan::resolve(&config, &default_cases(config.game))?;
     canonicalize_cases(&mut plan)?;
@@ -328,12 +343,12 @@ fn replay(args: ReplayArgs) -> Result<()> {
         }
     }
     match plan.game {
-        GameName::Dominoes => replay_game::<DominoesContest>(&plan, args.game),
-        GameName::Quarto => replay_game::<QuartoContest>(&plan, args.game),
+        GameName::Dominoes => replay_game::<DominoesContest>(&plan, &args.dir, args.game),
+        GameName::Quarto => replay_game::<QuartoContest>(&plan, &args.dir, args.game),
     }
 }
 
-fn replay_game<C: Contest>(plan: &Plan, index: u64) -> Result<()> {
+fn replay_game<C: Contest>(plan: &Plan, dir: &Path, index: u64) -> Result<()> {
     let cases = tournament::parse_cases::<C>(plan)?;
     let jobs = schedule::jobs(plan);
     let Some(job) = jobs.get(index as usize) else {
@@ -353,7 +368,8 @@ fn replay_game<C: Contest>(plan: &Plan, index: u64) -> Result<()> {
         cases[job.case], job.pair, job.game, plan.agents[job.a].name, plan.agents[job.b].name
     );
     let mut ply = 0;
-    let row = runner::play::<C>(plan, &cases, job, &mut |step| {
+    let external = tournament::external_runtime(plan, dir, &jobs)?;
+    let row = runner::play::<C>(plan, &cases, job, external.as_ref(), &mut |step| {
         let _ = match step {
             Step::Start(p) => write!(out, "\nstart\n{}\n", C::draw(p)),
             Step::Move { seat, mv, after } => {

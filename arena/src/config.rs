@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use agents::Spec;
 use serde::{Deserialize, Serialize};
 
+use crate::external::Limits;
+
 /// Which game a tournament plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
@@ -51,6 +53,9 @@ pub struct Config {
     /// Stop a two-agent match early once the SPRT decides.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprt: Option<SprtConfig>,
+    /// Limits for external (`exec:`) agents; TCO09's by default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub limits: Option<Limits>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -153,6 +158,7 @@ pub struct Plan {
     pub seed: u64,
     pub agents: Vec<PlanAgent>,
     pub sprt: Option<SprtConfig>,
+    pub limits: Limits,
 }
 
 impl Plan {
@@ -210,6 +216,7 @@ impl Plan {
             seed: config.seed.unwrap_or(DEFAULT_SEED),
             agents,
             sprt: config.sprt,
+            limits: config.limits.unwrap_or_default(),
         })
     }
 
@@ -233,6 +240,7 @@ impl Plan {
             concurrency: None,
             out: None,
             sprt: self.sprt,
+            limits: Some(self.limits),
         }
     }
 

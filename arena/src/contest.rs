@@ -24,7 +24,7 @@ pub struct Details {
 
 /// A game the tournament engine can run.
 pub trait Contest: Sync + 'static {
-    type G: Game<Case: Send + Sync> + Send;
+    type G: Game<Case: Send + Sync> + Send + crate::external::Wire;
     /// `dominoes` or `quarto`.
     const NAME: &'static str;
     const FAMILY: Family;

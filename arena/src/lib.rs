@@ -4,9 +4,11 @@
 pub mod cli;
 pub mod config;
 pub mod contest;
+pub mod external;
 pub mod progress;
 pub mod runner;
 pub mod schedule;
+pub mod serve;
 pub mod stats;
 pub mod summary;
 pub mod tournament;

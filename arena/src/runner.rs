@@ -1,13 +1,16 @@
 //! Plays one scheduled game: builds its start position and fresh seeded agents, asks
 //! the agents for moves, referees every move, and turns the end into a result row.
 
-use agents::SpecError;
+use std::sync::Arc;
+
+use agents::{Spec, SpecError};
 use arena_core::rng::{Purpose, StreamId};
 use arena_core::{AgentError, Game, Seat};
 use serde::{Deserialize, Serialize};
 
 use crate::config::Plan;
 use crate::contest::Contest;
+use crate::external::ExternalRuntime;
 use crate::schedule::Job;
 
 /// One line of `games.csv` (schema in `docs/csv.md`; bump its version when this changes).
@@ -114,12 +117,13 @@ pub fn agent_seed<C: Contest>(
     .seed(plan.seed)
 }
 
-/// Plays `job` to the end. `observe` sees every step. Agent construction errors are
-/// impossible here: specs were checked when the plan was resolved.
+/// Plays `job` to the end. `observe` sees every step. `external` runs the plan's
+/// `exec:` agents; built-ins are built fresh for each game from their seed.
 pub fn play<C: Contest>(
     plan: &Plan,
     cases: &[<C::G as Game>::Case],
     job: &Job,
+    external: Option<&Arc<ExternalRuntime>>,
     observe: &mut dyn FnMut(Step<'_, C::G>),
 ) -> Result<GameRow, SpecError> {
     let case = cases[job.case];
@@ -129,8 +133,12 @@ pub fn play<C: Contest>(
     let seat_of = [seat_a, seat_a.other()];
     let mut agents = Vec::with_capacity(2);
     for (slot, &agent) in [job.a, job.b].iter().enumerate() {
-        let seed = agent_seed::<C>(plan, job, case, seat_of[slot]);
-        agents.push(C::build(&plan.agents[agent].spec, seed)?);
+        let spec = &plan.agents[agent].spec;
+        let built: Box<dyn arena_core::Agent<C::G> + Send> = match (spec, external) {
+            (Spec::Exec { .. }, Some(rt)) => Box::new(rt.agent::<C::G>(agent, case.to_string())),
+            _ => C::build(spec, agent_seed::<C>(plan, job, case, seat_of[slot]))?,
+        };
+        agents.push(built);
     }
     let slot_of = |seat: Seat| usize::from(seat != seat_a);
 
@@ -155,7 +163,19 @@ pub fn play<C: Contest>(
     while forfeit.is_none() && !position.is_over() {
         let seat = position.to_move();
         let slot = slot_of(seat);
-        let reply = agents[slot].play(&position.view());
+        // A panicking built-in is a bug in that agent: it forfeits the game as a crash
+        // instead of taking the whole run down.
+        let view = position.view();
+        let agent = &mut agents[slot];
+        let reply = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| agent.play(&view)))
+            .unwrap_or_else(|panic| {
+                let what = panic
+                    .downcast_ref::<&str>()
+                    .map(|s| (*s).to_owned())
+                    .or_else(|| panic.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                Err(AgentError::Crash(format!("the agent panicked: {what}")))
+            });
         let mv = match reply {
             Ok(mv) => mv,
             Err(e) => {

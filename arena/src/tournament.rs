@@ -3,10 +3,11 @@
 //! finished row first appended to `journal.csv` so an interrupted run loses nothing and
 //! `--resume` never replays a finished game.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fs::{File, OpenOptions};
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 
@@ -15,6 +16,7 @@ use arena_core::Game;
 
 use crate::config::Plan;
 use crate::contest::Contest;
+use crate::external::{ExecAgent, ExternalRuntime};
 use crate::progress::Progress;
 use crate::runner::{self, GameRow};
 use crate::schedule::{self, Job};
@@ -49,12 +51,54 @@ pub fn parse_cases<C: Contest>(plan: &Plan) -> Result<Vec<<C::G as Game>::Case>>
         .collect()
 }
 
-/// Checks that every agent spec builds, before any game starts.
+/// Checks that every built-in agent spec builds, before any game starts (external
+/// agents are checked when they start).
 pub fn check_agents<C: Contest>(plan: &Plan) -> Result<()> {
     for a in &plan.agents {
+        if matches!(a.spec, agents::Spec::Exec { .. }) {
+            continue;
+        }
         C::build(&a.spec, 0).with_context(|| format!("agent {:?}", a.name))?;
     }
     Ok(())
+}
+
+/// The runtime for the plan's `exec:` agents, if it has any.
+pub fn external_runtime(
+    plan: &Plan,
+    dir: &Path,
+    jobs: &[Job],
+) -> Result<Option<Arc<ExternalRuntime>>> {
+    let agents: Vec<Option<ExecAgent>> = plan
+        .agents
+        .iter()
+        .map(|a| match &a.spec {
+            agents::Spec::Exec { command } => Some(ExecAgent {
+                name: a.name.clone(),
+                command: crate::external::absolutize(command),
+            }),
+            _ => None,
+        })
+        .collect();
+    if agents.iter().all(Option::is_none) {
+        return Ok(None);
+    }
+    let mut games: HashMap<(usize, String), usize> = HashMap::new();
+    for job in jobs {
+        for agent in [job.a, job.b] {
+            *games
+                .entry((agent, plan.cases[job.case].clone()))
+                .or_default() += 1;
+        }
+    }
+    let rt = ExternalRuntime::new(agents, dir, plan.limits, games)
+        .context("starting the runtime for external agents")?;
+    log(
+        dir,
+        "sandbox: external agents get a scrubbed environment, their own working directory under agents/, \
+         and an address-space limit; Landlock file-system confinement is not applied (not built yet)",
+    )?;
+    Ok(Some(Arc::new(rt)))
 }
 
 /// Reads the journal of an interrupted run: finished rows by game index. A torn last
@@ -160,6 +204,7 @@ pub fn run<C: Contest>(plan: &Plan, dir: &Path, exec: &Execution) -> Result<Fini
     let mut games = File::create(dir.join(GAMES_CSV))?;
     games.write_all(&header_line()?)?;
 
+    let external = external_runtime(plan, dir, &jobs)?;
     let progress = Progress::new::<C>(exec.progress, plan, &cases, &done);
     let mut tally = Tally::new(plan);
     let mut next = 0u64;
@@ -196,7 +241,7 @@ pub fn run<C: Contest>(plan: &Plan, dir: &Path, exec: &Execution) -> Result<Fini
     let (sender, receiver) = mpsc::channel::<Result<GameRow>>();
     let cursor = AtomicUsize::new(0);
     std::thread::scope(|scope| -> Result<()> {
-        let (todo, cases, stop, cursor) = (&todo, &cases, &stop, &cursor);
+        let (todo, cases, stop, cursor, external) = (&todo, &cases, &stop, &cursor, &external);
         let pool = &pool;
         scope.spawn(move || {
             // Each worker takes the next job in order, so rows arrive nearly in order
@@ -211,8 +256,9 @@ pub fn run<C: Contest>(plan: &Plan, dir: &Path, exec: &Execution) -> Result<Fini
                             }
                             let i = cursor.fetch_add(1, Ordering::Relaxed);
                             let Some(job) = todo.get(i) else { break };
-                            let row = runner::play::<C>(plan, cases, job, &mut |_| {})
-                                .map_err(anyhow::Error::from);
+                            let row =
+                                runner::play::<C>(plan, cases, job, external.as_ref(), &mut |_| {})
+                                    .map_err(anyhow::Error::from);
                             if sender.send(row).is_err() {
                                 break;
                             }
@@ -232,6 +278,9 @@ pub fn run<C: Contest>(plan: &Plan, dir: &Path, exec: &Execution) -> Result<Fini
         Ok(())
     })?;
     progress.finish();
+    if let Some(rt) = &external {
+        rt.shutdown();
+    }
     if !stopped_early && rows.len() != jobs.len() {
         bail!("only {} of {} games finished", rows.len(), jobs.len());
     }

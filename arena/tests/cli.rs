@@ -588,14 +588,35 @@ fn bad_cases_are_named() {
 }
 
 #[test]
-fn external_agents_are_refused_clearly() {
+fn an_empty_exec_spec_is_refused_clearly() {
     let t = tmp();
     let out = t.path().join("run");
     fails(
-        &match_args("dominoes", &["exec:./bot", "random"], "5,4", "2", s(&out)),
-        &["exec:./bot", "not supported"],
+        &match_args("dominoes", &["exec:", "random"], "5,4", "2", s(&out)),
+        &["exec:", "needs a command line"],
     );
     assert!(!out.exists());
+}
+
+#[test]
+fn a_missing_external_program_forfeits_its_games_as_startup() {
+    let t = tmp();
+    let out = t.path().join("run");
+    ok(&match_args(
+        "dominoes",
+        &["exec:./no-such-bot", "random"],
+        "5,4",
+        "2",
+        s(&out),
+    ));
+    let games = read(&out.join("games.csv"));
+    let rows = table(&games);
+    assert_eq!(rows.len(), 2);
+    for r in rows {
+        assert_eq!(r["termination"], "startup");
+        assert_eq!(r["forfeit"], "a");
+        assert_eq!(r["score_b"], "1.0");
+    }
 }
 
 #[test]

@@ -13,7 +13,11 @@ pub struct StderrLog {
 
 impl StderrLog {
     pub fn create(path: &Path, cap: u64) -> StderrLog {
-        let file = std::fs::OpenOptions::new().create(true).append(true).open(path).ok();
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+            .ok();
         StderrLog {
             inner: Mutex::new((file, 0)),
             cap,

@@ -118,9 +118,16 @@ impl Process {
 
     /// Sends one call and waits for its one-line reply, at most `cap`. Returns the line
     /// and the time it took (measured by the arena).
-    pub fn call(&mut self, text: &str, cap: Duration, limits: &Limits) -> Result<(String, Duration), AgentError> {
+    pub fn call(
+        &mut self,
+        text: &str,
+        cap: Duration,
+        limits: &Limits,
+    ) -> Result<(String, Duration), AgentError> {
         if !self.buffer.is_empty() {
-            return Err(AgentError::Malformed("output before the call was made".into()));
+            return Err(AgentError::Malformed(
+                "output before the call was made".into(),
+            ));
         }
         let handle = self.handle.clone();
         handle.block_on(async {
@@ -130,7 +137,11 @@ impl Process {
                 self.stdin.flush().await
             };
             match tokio::time::timeout(cap, write).await {
-                Err(_) => return Err(AgentError::Timeout(format!("not reading its input within {cap:?}"))),
+                Err(_) => {
+                    return Err(AgentError::Timeout(format!(
+                        "not reading its input within {cap:?}"
+                    )));
+                }
                 Ok(Err(e)) => return Err(self.crashed(&format!("writing the call: {e}")).await),
                 Ok(Ok(())) => {}
             }
@@ -155,7 +166,9 @@ impl Process {
                     line.pop();
                 }
                 if line.len() > max_line {
-                    return Err(AgentError::Malformed(format!("a reply line longer than {max_line} bytes")));
+                    return Err(AgentError::Malformed(format!(
+                        "a reply line longer than {max_line} bytes"
+                    )));
                 }
                 return String::from_utf8(line)
                     .map(Some)
@@ -181,13 +194,16 @@ impl Process {
     /// Classifies a dead or dying process: out of memory, or a crash with its status.
     async fn crashed(&mut self, what: &str) -> AgentError {
         let status = tokio::time::timeout(Duration::from_millis(500), self.child.wait()).await;
-        let tail = String::from_utf8_lossy(&self.stderr_tail.lock().expect("not poisoned")).into_owned();
+        let tail =
+            String::from_utf8_lossy(&self.stderr_tail.lock().expect("not poisoned")).into_owned();
         let status = match status {
             Ok(Ok(s)) => describe(s),
             _ => "still running".into(),
         };
         if MEMORY_MARKERS.iter().any(|m| tail.contains(m)) {
-            return AgentError::Memory(format!("{what}; {status}; stderr says it ran out of memory"));
+            return AgentError::Memory(format!(
+                "{what}; {status}; stderr says it ran out of memory"
+            ));
         }
         AgentError::Crash(format!("{what}; {status}"))
     }
@@ -211,11 +227,23 @@ fn describe(status: std::process::ExitStatus) -> String {
     }
 }
 
-/// The working directory of agent `name` under the run directory.
-pub fn workdir(run_dir: &Path, name: &str) -> PathBuf {
+/// A file-name-safe label for agent `index` named `name`: `3-my_bot`.
+pub fn label(index: usize, name: &str) -> String {
     let safe: String = name
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || c == '-' || c == '_' { c } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(40)
         .collect();
-    run_dir.join("agents").join(safe)
+    format!("{index}-{safe}")
+}
+
+/// The working directory of an agent under the run directory.
+pub fn workdir(run_dir: &Path, label: &str) -> PathBuf {
+    run_dir.join("agents").join(label)
 }

@@ -1,0 +1,351 @@
+//! External agents: programs that speak the line protocol (`docs/protocol.md`) on
+//! stdin/stdout. One process per agent per test case, as on TopCoder: it gets `init`
+//! once, then `reset` and `play` calls for each of the case's games it plays. A process
+//! that fails forfeits the game it was in and is replaced (with a fresh `init`) for the
+//! next game. Tokio is used here only, for the child processes and their timeouts.
+
+mod log;
+mod process;
+
+use std::collections::HashMap;
+use std::marker::PhantomData;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use arena_core::dominoes::{DominoView, Dominoes};
+use arena_core::protocol::{DominoCall, QuartoCall, parse_reply};
+use arena_core::quarto::Quarto;
+use arena_core::{Agent, AgentError, Game};
+use serde::{Deserialize, Serialize};
+
+use self::log::StderrLog;
+use self::process::Process;
+
+pub use self::process::absolutize;
+
+/// Resource limits for external agents (defaults: TCO09's).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Limits {
+    /// Thinking time per agent per test case, over all its games (TCO09: 100 s per 100
+    /// games), measured by the arena from sending a call to receiving its reply.
+    pub case_budget_ms: u64,
+    /// A hard cap on any one call.
+    pub call_ms: u64,
+    /// Time to start and answer `init`.
+    pub startup_ms: u64,
+    /// Address-space limit per process (TCO09: 1024 MB).
+    pub memory_mb: u64,
+    /// The longest reply line, in bytes.
+    pub max_line: usize,
+    /// The most stderr kept per agent in the run directory, in bytes.
+    pub stderr_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            case_budget_ms: 100_000,
+            call_ms: 10_000,
+            startup_ms: 10_000,
+            memory_mb: 1024,
+            max_line: 64,
+            stderr_bytes: 1 << 20,
+        }
+    }
+}
+
+/// What the runtime needs to know about one exec agent of a plan.
+#[derive(Clone, Debug)]
+pub struct ExecAgent {
+    pub name: String,
+    /// The command line, with relative file paths made absolute.
+    pub command: String,
+}
+
+type Key = (usize, String);
+
+/// Shared by every game of a run: the tokio runtime, idle processes per (agent, case),
+/// the per-case time budgets, and the stderr logs.
+pub struct ExternalRuntime {
+    runtime: tokio::runtime::Runtime,
+    agents: Vec<Option<ExecAgent>>,
+    run_dir: PathBuf,
+    pub limits: Limits,
+    idle: Mutex<HashMap<Key, Vec<Process>>>,
+    budgets: Mutex<HashMap<Key, Duration>>,
+    remaining_games: Mutex<HashMap<Key, usize>>,
+    logs: Vec<Option<Arc<StderrLog>>>,
+}
+
+impl ExternalRuntime {
+    /// `agents[i]` is `Some` for the plan's exec agents; `games[(i, case)]` counts the
+    /// games agent `i` plays in `case`, so idle processes are stopped once it is done.
+    pub fn new(
+        agents: Vec<Option<ExecAgent>>,
+        run_dir: &Path,
+        limits: Limits,
+        games: HashMap<(usize, String), usize>,
+    ) -> std::io::Result<ExternalRuntime> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .enable_all()
+            .build()?;
+        let logs = agents
+            .iter()
+            .enumerate()
+            .map(|(i, a)| {
+                a.as_ref().map(|a| {
+                    let label = process::label(i, &a.name);
+                    Arc::new(StderrLog::create(
+                        &run_dir.join(format!("stderr-{label}.log")),
+                        limits.stderr_bytes,
+                    ))
+                })
+            })
+            .collect();
+        Ok(ExternalRuntime {
+            runtime,
+            agents,
+            run_dir: run_dir.to_owned(),
+            limits,
+            idle: Mutex::new(HashMap::new()),
+            budgets: Mutex::new(HashMap::new()),
+            remaining_games: Mutex::new(games),
+            logs,
+        })
+    }
+
+    pub fn is_exec(&self, agent: usize) -> bool {
+        self.agents.get(agent).is_some_and(Option::is_some)
+    }
+
+    /// An agent handle for one game of `case`.
+    pub fn agent<G: Wire>(self: &Arc<Self>, agent: usize, case: String) -> ExternalAgent<G> {
+        ExternalAgent {
+            runtime: Arc::clone(self),
+            key: (agent, case),
+            process: None,
+            healthy: true,
+            game: PhantomData,
+        }
+    }
+
+    fn take_idle(&self, key: &Key) -> Option<Process> {
+        self.idle.lock().expect("not poisoned").get_mut(key)?.pop()
+    }
+
+    fn spawn(&self, key: &Key) -> Result<Process, AgentError> {
+        let agent = self.agents[key.0].as_ref().expect("exec agent");
+        let log = Arc::clone(self.logs[key.0].as_ref().expect("exec agent"));
+        let dir = process::workdir(&self.run_dir, &process::label(key.0, &agent.name));
+        Process::spawn(
+            self.runtime.handle(),
+            &agent.command,
+            &dir,
+            &self.limits,
+            log,
+        )
+    }
+
+    fn remaining_budget(&self, key: &Key) -> Duration {
+        let full = Duration::from_millis(self.limits.case_budget_ms);
+        let used = self
+            .budgets
+            .lock()
+            .expect("not poisoned")
+            .get(key)
+            .copied()
+            .unwrap_or_default();
+        full.saturating_sub(used)
+    }
+
+    fn spend(&self, key: &Key, took: Duration) {
+        *self
+            .budgets
+            .lock()
+            .expect("not poisoned")
+            .entry(key.clone())
+            .or_default() += took;
+    }
+
+    /// A game of `key` ended: keep its healthy process for the next one, unless the
+    /// agent has no games left in the case.
+    fn release(&self, key: &Key, process: Option<Process>) {
+        let left = {
+            let mut games = self.remaining_games.lock().expect("not poisoned");
+            let left = games.entry(key.clone()).or_insert(1);
+            *left = left.saturating_sub(1);
+            *left
+        };
+        match process {
+            Some(p) if left > 0 => self
+                .idle
+                .lock()
+                .expect("not poisoned")
+                .entry(key.clone())
+                .or_default()
+                .push(p),
+            Some(p) => p.kill(),
+            None => {}
+        }
+        if left == 0 {
+            let idle = self.idle.lock().expect("not poisoned").remove(key);
+            for p in idle.into_iter().flatten() {
+                p.kill();
+            }
+        }
+    }
+
+    /// Stops every process still alive (the end of a run).
+    pub fn shutdown(&self) {
+        let idle: Vec<Process> = self
+            .idle
+            .lock()
+            .expect("not poisoned")
+            .drain()
+            .flat_map(|(_, v)| v)
+            .collect();
+        for p in idle {
+            p.kill();
+        }
+    }
+}
+
+impl Drop for ExternalRuntime {
+    fn drop(&mut self) {
+        self.shutdown();
+    }
+}
+
+/// How a game's calls are written on the wire.
+pub trait Wire: Game + 'static {
+    fn init_call(case: &Self::Case) -> String;
+    fn reset_call(view: &Self::View<'_>) -> String;
+    fn play_call(view: &Self::View<'_>) -> String;
+    fn parse_move(line: &str) -> Result<Self::Move, arena_core::ParseError>;
+}
+
+impl Wire for Dominoes {
+    fn init_call(case: &arena_core::dominoes::Case) -> String {
+        DominoCall::Init(*case).encode()
+    }
+    fn reset_call(view: &DominoView<'_>) -> String {
+        DominoCall::Reset(view.starter().1).encode()
+    }
+    fn play_call(view: &DominoView<'_>) -> String {
+        DominoCall::play(view).encode()
+    }
+    fn parse_move(line: &str) -> Result<arena_core::dominoes::DominoMove, arena_core::ParseError> {
+        parse_reply(line)
+    }
+}
+
+impl Wire for Quarto {
+    fn init_call(case: &arena_core::quarto::Case) -> String {
+        QuartoCall::Init(*case).encode()
+    }
+    fn reset_call(view: &&Quarto) -> String {
+        QuartoCall::Reset(view.setup()).encode()
+    }
+    fn play_call(view: &&Quarto) -> String {
+        QuartoCall::Play(view.setup()).encode()
+    }
+    fn parse_move(line: &str) -> Result<arena_core::quarto::QuartoMove, arena_core::ParseError> {
+        parse_reply(line)
+    }
+}
+
+/// One game's handle on an external agent's process.
+pub struct ExternalAgent<G: Wire> {
+    runtime: Arc<ExternalRuntime>,
+    key: Key,
+    process: Option<Process>,
+    healthy: bool,
+    game: PhantomData<fn() -> G>,
+}
+
+impl<G: Wire> ExternalAgent<G> {
+    fn fail(&mut self, e: AgentError) -> AgentError {
+        self.healthy = false;
+        if let Some(p) = self.process.take() {
+            p.kill();
+        }
+        e
+    }
+
+    /// One call and its reply line, charged to the case budget.
+    fn call(&mut self, text: &str, cap: Duration) -> Result<String, AgentError> {
+        let limits = self.runtime.limits;
+        let remaining = self.runtime.remaining_budget(&self.key);
+        let cap = cap.min(remaining);
+        let process = self.process.as_mut().expect("started");
+        match process.call(text, cap, &limits) {
+            Ok((line, took)) => {
+                self.runtime.spend(&self.key, took);
+                Ok(line)
+            }
+            Err(e) => {
+                self.runtime.spend(&self.key, cap);
+                let e = match e {
+                    AgentError::Timeout(why) if cap == remaining => {
+                        AgentError::Timeout(format!("{why}: the case's time budget is spent"))
+                    }
+                    e => e,
+                };
+                Err(self.fail(e))
+            }
+        }
+    }
+}
+
+impl<G: Wire> Agent<G> for ExternalAgent<G> {
+    fn init(&mut self, case: &G::Case) -> Result<(), AgentError> {
+        if let Some(p) = self.runtime.take_idle(&self.key) {
+            self.process = Some(p);
+            return Ok(());
+        }
+        let p = self.runtime.spawn(&self.key).map_err(|e| self.fail(e))?;
+        self.process = Some(p);
+        let startup = Duration::from_millis(self.runtime.limits.startup_ms);
+        let process = self.process.as_mut().expect("just set");
+        let limits = self.runtime.limits;
+        // Start-up time is not charged to the thinking budget.
+        match process.call(&G::init_call(case), startup, &limits) {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                let e = AgentError::Startup(match e {
+                    AgentError::Timeout(w)
+                    | AgentError::Crash(w)
+                    | AgentError::Malformed(w)
+                    | AgentError::Memory(w)
+                    | AgentError::Startup(w) => format!("no answer to init: {w}"),
+                });
+                Err(self.fail(e))
+            }
+        }
+    }
+
+    fn reset(&mut self, start: &G::View<'_>) -> Result<(), AgentError> {
+        let cap = Duration::from_millis(self.runtime.limits.call_ms);
+        self.call(&G::reset_call(start), cap).map(|_| ())
+    }
+
+    fn play(&mut self, view: &G::View<'_>) -> Result<G::Move, AgentError> {
+        let cap = Duration::from_millis(self.runtime.limits.call_ms);
+        let line = self.call(&G::play_call(view), cap)?;
+        G::parse_move(&line).map_err(|e| self.fail(AgentError::Malformed(e.to_string())))
+    }
+}
+
+impl<G: Wire> Drop for ExternalAgent<G> {
+    fn drop(&mut self) {
+        let process = if self.healthy {
+            self.process.take()
+        } else {
+            None
+        };
+        self.runtime.release(&self.key, process);
+    }
+}

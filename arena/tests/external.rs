@@ -1,0 +1,244 @@
+//! External agents end to end: served built-ins match in-process ones, sample bots play
+//! clean games, and every kind of broken bot forfeits only its own games.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+
+fn fixture() -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/fault_bot.py")
+        .display()
+        .to_string()
+}
+
+fn repo(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+fn run_config(dir: &Path, config: &str) -> (PathBuf, std::process::Output) {
+    let path = dir.join("config.toml.in");
+    std::fs::write(&path, config).unwrap();
+    let out = dir.join("run");
+    let output = Command::new(ARENA)
+        .args([
+            "run",
+            path.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+            "--progress",
+            "never",
+        ])
+        .args(["--concurrency", "4"])
+        .output()
+        .unwrap();
+    (out, output)
+}
+
+fn rows(dir: &Path) -> Vec<csv::StringRecord> {
+    let mut r = csv::Reader::from_path(dir.join("games.csv")).unwrap();
+    r.records().map(Result::unwrap).collect()
+}
+
+/// Processes still running one of our fixtures (none may outlive a run).
+fn leftover_fixture_processes() -> Vec<String> {
+    let mut found = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        if let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) {
+            let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
+            if cmd.contains("fault_bot.py") && !cmd.contains("cargo") {
+                found.push(cmd);
+            }
+        }
+    }
+    found
+}
+
+/// A deterministic agent gives the same games in-process and served. (Seeded agents
+/// differ by design: the arena never tells a bot its seed, so a served one has its own.)
+#[test]
+fn a_served_builtin_plays_exactly_like_the_in_process_one() {
+    for (game, cases) in [("dominoes", "all")] {
+        let t = tempfile::tempdir().unwrap();
+        let config = |spec: &str| {
+            format!(
+                "game = \"{game}\"\ncases = \"{cases}\"\ngames_per_case = 4\nseed = 5\n\
+                 [[agents]]\nname = \"greedy\"\nspec = \"{spec}\"\n[[agents]]\nname = \"greedy-too\"\nspec = \"greedy\"\n"
+            )
+        };
+        let a = t.path().join("a");
+        let b = t.path().join("b");
+        std::fs::create_dir_all(&a).unwrap();
+        std::fs::create_dir_all(&b).unwrap();
+        let (ra, oa) = run_config(&a, &config("greedy"));
+        assert!(
+            oa.status.success(),
+            "{}",
+            String::from_utf8_lossy(&oa.stderr)
+        );
+        let served = format!("exec:{ARENA} serve greedy --game {game}");
+        let (rb, ob) = run_config(&b, &config(&served));
+        assert!(
+            ob.status.success(),
+            "{}",
+            String::from_utf8_lossy(&ob.stderr)
+        );
+        let ga = std::fs::read_to_string(ra.join("games.csv")).unwrap();
+        let gb = std::fs::read_to_string(rb.join("games.csv")).unwrap();
+        assert_eq!(ga, gb, "{game}: in-process and served games differ");
+        assert!(ga.lines().count() > 8);
+    }
+}
+
+#[test]
+fn sample_bots_play_clean_games() {
+    let mut bots = vec![
+        (
+            "dominoes",
+            format!("exec:python3 {}", repo("examples/python/dominoes_bot.py")),
+            "5,4 9,7",
+        ),
+        (
+            "quarto",
+            format!("exec:python3 {}", repo("examples/python/quarto_bot.py")),
+            "lines:0 squares:4",
+        ),
+    ];
+    let t = tempfile::tempdir().unwrap();
+    let binary = t.path().join("dominoes_bot");
+    let cc = Command::new("cc")
+        .args([
+            "-O2",
+            "-o",
+            binary.to_str().unwrap(),
+            &repo("examples/c/dominoes_bot.c"),
+        ])
+        .status();
+    assert!(
+        cc.is_ok_and(|s| s.success()),
+        "the C sample bot must compile with cc"
+    );
+    bots.push(("dominoes", format!("exec:{}", binary.display()), "all"));
+    for (i, (game, spec, cases)) in bots.iter().enumerate() {
+        let dir = t.path().join(format!("bot{i}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        let config = format!(
+            "game = \"{game}\"\ncases = \"{cases}\"\ngames_per_case = 6\nagents = [\"{spec}\", \"random\"]\n"
+        );
+        let (out, output) = run_config(&dir, &config);
+        assert!(
+            output.status.success(),
+            "{spec}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let rows = rows(&out);
+        assert!(!rows.is_empty());
+        for r in &rows {
+            assert_eq!(&r[9], "", "{spec} forfeited: {r:?}");
+        }
+    }
+}
+
+#[test]
+fn every_kind_of_broken_bot_forfeits_only_its_own_games() {
+    let fix = fixture();
+    let faults = [
+        ("exit", "exit", "startup"),
+        ("crash", "crash 1", "crash"),
+        ("hang", "hang", "timeout"),
+        ("sleep", "sleep", "timeout"),
+        ("flood", "flood", "malformed"),
+        ("stderr", "stderr", ""),
+        ("garbage", "garbage", "malformed"),
+        ("illegal", "illegal", "illegal"),
+        ("memory", "memory", "memory"),
+    ];
+    let mut config = String::from(
+        "game = \"dominoes\"\ncases = \"5,4\"\ngames_per_case = 2\nseed = 3\n\
+         [limits]\ncall_ms = 400\nstartup_ms = 3000\nmemory_mb = 512\n\
+         [[agents]]\nname = \"greedy\"\nspec = \"greedy\"\n",
+    );
+    for (name, mode, _) in faults {
+        config.push_str(&format!(
+            "[[agents]]\nname = \"{name}\"\nspec = \"exec:python3 {fix} {mode}\"\n"
+        ));
+    }
+    config.push_str("[[agents]]\nname = \"never\"\nspec = \"exec:/nonexistent/arena-bot\"\n");
+    let expected = |name: &str| -> &str {
+        match name {
+            "greedy" => "",
+            "never" => "startup",
+            _ => faults.iter().find(|f| f.0 == name).unwrap().2,
+        }
+    };
+    let t = tempfile::tempdir().unwrap();
+    let (out, output) = run_config(t.path(), &config);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let rows = rows(&out);
+    assert_eq!(
+        rows.len(),
+        11 * 10 / 2 * 2,
+        "the whole round robin completes"
+    );
+    let mut seen = std::collections::BTreeMap::new();
+    for r in &rows {
+        let (a, b, termination, forfeit) = (&r[4], &r[5], &r[8], &r[9]);
+        let score_a: f64 = r[6].parse().unwrap();
+        let score_b: f64 = r[7].parse().unwrap();
+        assert_eq!(score_a + score_b, 1.0);
+        match forfeit {
+            "a" => {
+                assert_eq!(termination, expected(a), "{r:?}");
+                assert_eq!(score_a, 0.0);
+                *seen.entry(a.to_owned()).or_insert(0) += 1;
+            }
+            "b" => {
+                assert_eq!(termination, expected(b), "{r:?}");
+                assert_eq!(score_b, 0.0);
+                *seen.entry(b.to_owned()).or_insert(0) += 1;
+            }
+            _ => assert!(["domino", "blocked"].contains(&termination), "{r:?}"),
+        }
+    }
+    for name in [
+        "exit", "hang", "sleep", "flood", "garbage", "illegal", "memory", "never", "crash",
+    ] {
+        assert!(
+            seen.get(name).copied().unwrap_or(0) > 0,
+            "{name} never forfeited: {seen:?}"
+        );
+    }
+    assert!(
+        !seen.contains_key("greedy") && !seen.contains_key("stderr"),
+        "{seen:?}"
+    );
+    // The built-in wins every game against a bot that cannot finish one.
+    for r in rows
+        .iter()
+        .filter(|r| &r[4] == "greedy" && !["stderr", "crash"].contains(&&r[5]))
+    {
+        assert_eq!(&r[6], "1.0", "{r:?}");
+    }
+    // stderr was drained into a bounded log.
+    let log = std::fs::read_dir(&out)
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().contains("-stderr"))
+        .expect("a stderr log for the chatty bot");
+    let size = log.metadata().unwrap().len();
+    assert!(size > 100_000 && size < (1 << 20) + 1000, "{size}");
+    assert!(
+        leftover_fixture_processes().is_empty(),
+        "{:?}",
+        leftover_fixture_processes()
+    );
+}
