@@ -165,17 +165,20 @@ pub fn play<C: Contest>(
         let slot = slot_of(seat);
         // A panicking built-in is a bug in that agent: it forfeits the game as a crash
         // instead of taking the whole run down.
-        let view = position.view();
-        let agent = &mut agents[slot];
-        let reply = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| agent.play(&view)))
-            .unwrap_or_else(|panic| {
-                let what = panic
-                    .downcast_ref::<&str>()
-                    .map(|s| (*s).to_owned())
-                    .or_else(|| panic.downcast_ref::<String>().cloned())
-                    .unwrap_or_default();
-                Err(AgentError::Crash(format!("the agent panicked: {what}")))
-            });
+        let reply = {
+            // The view borrows the position only for this call.
+            let view = position.view();
+            let agent = &mut agents[slot];
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| agent.play(&view)))
+                .unwrap_or_else(|panic| {
+                    let what = panic
+                        .downcast_ref::<&str>()
+                        .map(|s| (*s).to_owned())
+                        .or_else(|| panic.downcast_ref::<String>().cloned())
+                        .unwrap_or_default();
+                    Err(AgentError::Crash(format!("the agent panicked: {what}")))
+                })
+        };
         let mv = match reply {
             Ok(mv) => mv,
             Err(e) => {

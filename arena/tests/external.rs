@@ -59,40 +59,43 @@ fn leftover_fixture_processes() -> Vec<String> {
     found
 }
 
-/// A deterministic agent gives the same games in-process and served. (Seeded agents
-/// differ by design: the arena never tells a bot its seed, so a served one has its own.)
+/// Runs the same deterministic built-in in-process and through `arena serve`; the two
+/// `games.csv` must be identical. (Seeded agents differ by design: the arena never tells
+/// a bot its seed, so a served one draws from its own.)
+fn served_equals_in_process(game: &str, cases: &str, spec: &str) {
+    let t = tempfile::tempdir().unwrap();
+    let config = |agent: &str| {
+        format!(
+            "game = \"{game}\"\ncases = \"{cases}\"\ngames_per_case = 4\nseed = 5\n\
+             [[agents]]\nname = \"{spec}\"\nspec = \"{agent}\"\n[[agents]]\nname = \"other\"\nspec = \"greedy\"\n"
+        )
+    };
+    let a = t.path().join("a");
+    let b = t.path().join("b");
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&b).unwrap();
+    let (ra, oa) = run_config(&a, &config(spec));
+    assert!(
+        oa.status.success(),
+        "{}",
+        String::from_utf8_lossy(&oa.stderr)
+    );
+    let served = format!("exec:{ARENA} serve {spec} --game {game}");
+    let (rb, ob) = run_config(&b, &config(&served));
+    assert!(
+        ob.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ob.stderr)
+    );
+    let ga = std::fs::read_to_string(ra.join("games.csv")).unwrap();
+    let gb = std::fs::read_to_string(rb.join("games.csv")).unwrap();
+    assert_eq!(ga, gb, "{game}: in-process and served games differ");
+    assert!(ga.lines().count() > 8);
+}
+
 #[test]
 fn a_served_builtin_plays_exactly_like_the_in_process_one() {
-    for (game, cases) in [("dominoes", "all")] {
-        let t = tempfile::tempdir().unwrap();
-        let config = |spec: &str| {
-            format!(
-                "game = \"{game}\"\ncases = \"{cases}\"\ngames_per_case = 4\nseed = 5\n\
-                 [[agents]]\nname = \"greedy\"\nspec = \"{spec}\"\n[[agents]]\nname = \"greedy-too\"\nspec = \"greedy\"\n"
-            )
-        };
-        let a = t.path().join("a");
-        let b = t.path().join("b");
-        std::fs::create_dir_all(&a).unwrap();
-        std::fs::create_dir_all(&b).unwrap();
-        let (ra, oa) = run_config(&a, &config("greedy"));
-        assert!(
-            oa.status.success(),
-            "{}",
-            String::from_utf8_lossy(&oa.stderr)
-        );
-        let served = format!("exec:{ARENA} serve greedy --game {game}");
-        let (rb, ob) = run_config(&b, &config(&served));
-        assert!(
-            ob.status.success(),
-            "{}",
-            String::from_utf8_lossy(&ob.stderr)
-        );
-        let ga = std::fs::read_to_string(ra.join("games.csv")).unwrap();
-        let gb = std::fs::read_to_string(rb.join("games.csv")).unwrap();
-        assert_eq!(ga, gb, "{game}: in-process and served games differ");
-        assert!(ga.lines().count() > 8);
-    }
+    served_equals_in_process("dominoes", "all", "greedy");
 }
 
 #[test]
