@@ -1,6 +1,7 @@
 //! Arena's built-in players, behind `arena_core::Agent`, each seeded and deterministic.
 
 pub mod dominoes;
+pub mod learned;
 pub mod quarto;
 pub mod spec;
 

@@ -37,6 +37,8 @@ pub enum Command {
     Perft(PerftArgs),
     /// Run a built-in agent as an external program over the line protocol (stdin/stdout).
     Serve(ServeArgs),
+    /// Train a learned evaluator and write its weights file (docs/training.md).
+    Train(crate::train::TrainArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -132,6 +134,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Replay(args) => replay(args),
         Command::Perft(args) => perft(args),
         Command::Serve(args) => crate::serve::run(&args.spec, args.game, args.seed),
+        Command::Train(args) => crate::train::run(args),
     }
 }
 

@@ -12,3 +12,4 @@ pub mod serve;
 pub mod stats;
 pub mod summary;
 pub mod tournament;
+pub mod train;

@@ -26,10 +26,10 @@ pub struct TrainArgs {
     /// The master seed of the training games (default 1).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Games per generation (default: 4000 Dominoes, 2000 Quarto).
+    /// Games per generation (default: 4000 Dominoes, 5000 Quarto).
     #[arg(long)]
     pub games: Option<u32>,
-    /// Generations of play-then-fit (default 4).
+    /// Generations of play-then-fit (default: 4 Dominoes, 6 Quarto).
     #[arg(long)]
     pub generations: Option<u32>,
     /// SGD passes over the samples after each generation (default 2).

@@ -1,10 +1,29 @@
 //! Built-in Dominoes agents.
+//!
+//! | name | play |
+//! |---|---|
+//! | `random` | a uniformly random legal move |
+//! | `greedy` | heaviest playable tile first |
+//! | `smart` | one-move playability/blocking heuristic ([`smart`]) |
+//! | `endgame` | `greedy`, then perfect play once the stock is empty ([`solver`]); option `nodes` (solver node cap per decision, default 5,000,000; past it: greedy) |
+//! | `pimc` | determinized Monte Carlo search with inference ([`pimc`]); options `k` (worlds per decision, default 1000), `policy` and `opp` (rollout policies `smart` or `greedy`, default `smart`; `opp` defaults to `policy`), `endgame` (1 or 0, default 1), `nodes` (solver node cap per decision, default 400,000; past it: rollouts) |
+//! | `best` | the strongest: `pimc` with its defaults |
 
+mod endgame;
 mod greedy;
+pub mod inference;
+pub mod pimc;
 mod random;
+pub mod sim;
+pub mod smart;
+pub mod solver;
 
+pub use endgame::{EndgamePlayer, endgame_of};
 pub use greedy::Greedy;
+pub use pimc::{Pimc, PimcConfig};
 pub use random::Random;
+pub use smart::Smart;
+pub use solver::{Solution, Solver};
 
 use arena_core::Agent;
 use arena_core::dominoes::Dominoes;
@@ -15,7 +34,49 @@ use crate::spec::{Spec, SpecError};
 pub type BoxedAgent = Box<dyn Agent<Dominoes> + Send>;
 
 /// The built-in Dominoes agents, by name.
-pub const NAMES: &[&str] = &["random", "greedy", "best"];
+pub const NAMES: &[&str] = &[
+    "random",
+    "greedy",
+    "smart",
+    "endgame",
+    "pimc",
+    "learned",
+    "tc-server",
+    "best",
+];
+
+/// The `pimc` settings a spec names (`pimc:k=..,policy=..,opp=..,endgame=..`).
+pub fn pimc_config(spec: &Spec) -> Result<PimcConfig, SpecError> {
+    spec.expect_options(&["k", "policy", "opp", "endgame", "nodes"])?;
+    let d = PimcConfig::default();
+    let worlds: u32 = spec.option("k", d.worlds)?;
+    if worlds == 0 {
+        return Err(SpecError::BadValue {
+            name: spec.name().to_owned(),
+            option: "k".into(),
+            value: "0".into(),
+            reason: "at least one world".into(),
+        });
+    }
+    let policy: sim::Policy = spec.option("policy", d.policy)?;
+    let opp_policy = spec.option("opp", policy)?;
+    let endgame: u8 = spec.option("endgame", 1u8)?;
+    if endgame > 1 {
+        return Err(SpecError::BadValue {
+            name: spec.name().to_owned(),
+            option: "endgame".into(),
+            value: endgame.to_string(),
+            reason: "expected 0 or 1".into(),
+        });
+    }
+    Ok(PimcConfig {
+        worlds,
+        policy,
+        opp_policy,
+        endgame: endgame == 1,
+        solver_nodes: spec.option("nodes", d.solver_nodes)?,
+    })
+}
 
 /// Builds the agent a spec names, with its private seed.
 pub fn build(spec: &Spec, seed: u64) -> Result<BoxedAgent, SpecError> {
@@ -28,11 +89,23 @@ pub fn build(spec: &Spec, seed: u64) -> Result<BoxedAgent, SpecError> {
                 spec.expect_options(&[])?;
                 Ok(Box::new(Random::new(seed)))
             }
-            // `best` names the strongest built-in; today that is `greedy`.
-            "greedy" | "best" => {
+            "greedy" => {
                 spec.expect_options(&[])?;
                 Ok(Box::new(Greedy))
             }
+            "smart" => {
+                spec.expect_options(&[])?;
+                Ok(Box::new(Smart))
+            }
+            "endgame" => {
+                spec.expect_options(&["nodes"])?;
+                let nodes = spec.option("nodes", endgame::DEFAULT_ENDGAME_NODES)?;
+                Ok(Box::new(EndgamePlayer::with_max_nodes(nodes)))
+            }
+            // `best` names the strongest built-in: `pimc` with its defaults.
+            "pimc" | "best" => Ok(Box::new(Pimc::new(pimc_config(spec)?, seed))),
+            // The learned evaluator (agents/src/learned/); `tc-server` uses the built-in weights.
+            "learned" | "tc-server" => Ok(Box::new(crate::learned::dominoes_agent(spec)?)),
             _ => Err(SpecError::Unknown {
                 name: name.clone(),
                 game: "dominoes",

@@ -2,9 +2,15 @@
 
 mod greedy;
 mod random;
+pub mod solver;
+pub mod strangler;
+pub mod suite;
+pub mod symmetry;
 
 pub use greedy::Greedy;
 pub use random::Random;
+pub use solver::{Solver, Stats, Value};
+pub use strangler::{SolverAgent, Strangler, StranglerConfig};
 
 use arena_core::Agent;
 use arena_core::quarto::Quarto;
@@ -15,7 +21,7 @@ use crate::spec::{Spec, SpecError};
 pub type BoxedAgent = Box<dyn Agent<Quarto> + Send>;
 
 /// The built-in Quarto agents, by name.
-pub const NAMES: &[&str] = &["random", "greedy", "best"];
+pub const NAMES: &[&str] = &["random", "greedy", "solver", "strangler", "learned", "best"];
 
 /// Builds the agent a spec names, with its private seed.
 pub fn build(spec: &Spec, seed: u64) -> Result<BoxedAgent, SpecError> {
@@ -28,11 +34,21 @@ pub fn build(spec: &Spec, seed: u64) -> Result<BoxedAgent, SpecError> {
                 spec.expect_options(&[])?;
                 Ok(Box::new(Random::new(seed)))
             }
-            // `best` names the strongest built-in; today that is `greedy`.
-            "greedy" | "best" => {
+            "greedy" => {
                 spec.expect_options(&[])?;
                 Ok(Box::new(Greedy::new(seed)))
             }
+            "solver" => {
+                let config = StranglerConfig::from_spec(spec, StranglerConfig::solver())?;
+                Ok(Box::new(SolverAgent::new(config, seed)))
+            }
+            // `best` names the strongest built-in: the Strangler with its exact endgame.
+            "strangler" | "best" => {
+                let config = StranglerConfig::from_spec(spec, StranglerConfig::default())?;
+                Ok(Box::new(Strangler::new(config, seed)))
+            }
+            // The learned evaluator (agents/src/learned/).
+            "learned" => Ok(Box::new(crate::learned::quarto_agent(spec)?)),
             _ => Err(SpecError::Unknown {
                 name: name.clone(),
                 game: "quarto",

@@ -1,0 +1,780 @@
+//! The exact Quarto solver: negamax with alpha-beta over {loss, draw, win} (values for
+//! the side to move, Q10) and a transposition table keyed by a canonical form under the
+//! variant's whole symmetry group (board group x 384 piece symmetries).
+//!
+//! How a node is searched:
+//! * Threats are kept per line (count of pieces, AND of the pieces' attribute bytes), so
+//!   "the piece in hand wins somewhere" is one AND with the OR of the 3-piece lines, and
+//!   the safe gives after a placement come from a 256-entry table.
+//! * If the piece in hand wins somewhere: win (this is checked before "no piece left",
+//!   so a win with the last piece is a win). If no piece is left otherwise: draw.
+//! * Only safe gives are searched (a give the opponent wins with at once loses); a node
+//!   with no safe (square, give) pair is a loss.
+//! * Near the root, children are ordered by the opponent's number of safe replies (the
+//!   Strangler count), and a child that leaves the opponent none (with pieces left) is a
+//!   win without a search.
+//! * The table stores proven bounds only, so entries never go stale; searches cut off by
+//!   a node budget store nothing on the way out.
+
+use std::sync::OnceLock;
+
+use arena_core::quarto::{Piece, Quarto, QuartoMove, Square, Variant};
+use arena_core::{Game, Outcome};
+
+use super::symmetry::{Perm, board_group};
+
+/// The exact value of a position for the side to move (Q10).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Value {
+    /// The side to move loses under perfect play.
+    Loss,
+    /// Perfect play draws.
+    Draw,
+    /// The side to move wins.
+    Win,
+}
+
+impl Value {
+    /// -1, 0 or 1.
+    pub fn score(self) -> i8 {
+        match self {
+            Value::Loss => -1,
+            Value::Draw => 0,
+            Value::Win => 1,
+        }
+    }
+
+    fn from_score(v: i8) -> Value {
+        match v {
+            ..0 => Value::Loss,
+            0 => Value::Draw,
+            _ => Value::Win,
+        }
+    }
+
+    /// `win`, `draw` or `loss`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Value::Loss => "loss",
+            Value::Draw => "draw",
+            Value::Win => "win",
+        }
+    }
+}
+
+impl std::str::FromStr for Value {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Value, String> {
+        match s {
+            "win" => Ok(Value::Win),
+            "draw" => Ok(Value::Draw),
+            "loss" => Ok(Value::Loss),
+            _ => Err(format!("{s:?} is not win, draw or loss")),
+        }
+    }
+}
+
+impl std::fmt::Display for Value {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Search counters since the last [`Solver::reset_stats`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Nodes entered (every call of the search, leaves included).
+    pub nodes: u64,
+    /// Transposition-table probes.
+    pub tt_probes: u64,
+    /// Probes that found their position.
+    pub tt_hits: u64,
+    /// Nodes entered, by the number of empty squares.
+    pub nodes_at: [u64; 17],
+}
+
+impl Stats {
+    /// `tt_hits / tt_probes`, 0 when nothing was probed.
+    pub fn hit_rate(&self) -> f64 {
+        if self.tt_probes == 0 {
+            0.0
+        } else {
+            self.tt_hits as f64 / self.tt_probes as f64
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// Geometry and bit tricks shared with the midgame search.
+
+pub(crate) const MAX_LINES: usize = 19;
+
+/// A piece's attribute byte: bit `a` if it has attribute `a`, bit `4 + a` if not. Four
+/// pieces share an attribute value iff the AND of their bytes is non-zero.
+#[inline]
+pub(crate) const fn attr_byte(piece: u8) -> u8 {
+    piece | ((!piece & 15) << 4)
+}
+
+/// `SAFE[threats]`: the pieces whose attribute byte misses `threats`, i.e. the pieces
+/// that complete no line when the 3-piece lines have the OR of common bytes `threats`.
+pub(crate) static SAFE: [u16; 256] = {
+    let mut t = [0u16; 256];
+    let mut a = 0;
+    while a < 256 {
+        let mut p = 0;
+        while p < 16 {
+            if attr_byte(p as u8) & a as u8 == 0 {
+                t[a] |= 1 << p;
+            }
+            p += 1;
+        }
+        a += 1;
+    }
+    t
+};
+
+/// A board permutation as two byte lookup tables.
+struct SymTable {
+    lo: [u16; 256],
+    hi: [u16; 256],
+}
+
+impl SymTable {
+    fn new(perm: &Perm) -> SymTable {
+        let mut lo = [0u16; 256];
+        let mut hi = [0u16; 256];
+        for b in 0..256usize {
+            for i in 0..8 {
+                if b >> i & 1 == 1 {
+                    lo[b] |= 1 << perm[i];
+                    hi[b] |= 1 << perm[i + 8];
+                }
+            }
+        }
+        SymTable { lo, hi }
+    }
+
+    #[inline]
+    fn apply(&self, m: u16) -> u16 {
+        self.lo[usize::from(m as u8)] | self.hi[usize::from(m >> 8)]
+    }
+}
+
+pub(crate) struct Geometry {
+    pub(crate) lines: &'static [u16],
+    /// The lines through each square, as indices into `lines`.
+    lines_of: [[u8; 8]; 16],
+    n_of: [u8; 16],
+    syms: Vec<SymTable>,
+}
+
+impl Geometry {
+    pub(crate) fn of(variant: Variant) -> &'static Geometry {
+        static GEOMETRY: [OnceLock<Geometry>; 2] = [OnceLock::new(), OnceLock::new()];
+        GEOMETRY[usize::from(variant.index())].get_or_init(|| {
+            let lines = variant.lines();
+            let mut lines_of = [[0u8; 8]; 16];
+            let mut n_of = [0u8; 16];
+            for s in 0..16 {
+                for (l, &line) in lines.iter().enumerate() {
+                    if line >> s & 1 == 1 {
+                        lines_of[s][usize::from(n_of[s])] = l as u8;
+                        n_of[s] += 1;
+                    }
+                }
+            }
+            let syms = board_group(variant).iter().map(SymTable::new).collect();
+            Geometry {
+                lines,
+                lines_of,
+                n_of,
+                syms,
+            }
+        })
+    }
+}
+
+/// The solver's board: attribute masks plus, per line, its piece count and the AND of
+/// its pieces' attribute bytes.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Node {
+    pub(crate) occ: u16,
+    pub(crate) attr: [u16; 4],
+    /// Pieces neither on the board nor in hand.
+    pub(crate) avail: u16,
+    pub(crate) hand: u8,
+    cnt: [u8; MAX_LINES],
+    and: [u8; MAX_LINES],
+}
+
+/// The threats of a board: `all` is the OR of the common bytes of its 3-piece lines;
+/// `excl[s]` the same without the line whose hole is `s`; `two[s]` the OR of the common
+/// bytes of the 2-piece lines through empty square `s`. Placing piece `p` on `s` leaves
+/// the threats `excl[s] | (two[s] & attr_byte(p))`.
+#[derive(Clone, Copy)]
+pub(crate) struct Threats {
+    pub(crate) all: u8,
+    pub(crate) excl: [u8; 16],
+    pub(crate) two: [u8; 16],
+}
+
+impl Threats {
+    /// The threats left after placing `piece` on `square`.
+    #[inline]
+    pub(crate) fn after(&self, square: usize, piece: u8) -> u8 {
+        self.excl[square] | (self.two[square] & attr_byte(piece))
+    }
+}
+
+impl Node {
+    pub(crate) fn empty() -> Node {
+        Node {
+            occ: 0,
+            attr: [0; 4],
+            avail: u16::MAX,
+            hand: 0,
+            cnt: [0; MAX_LINES],
+            and: [0xff; MAX_LINES],
+        }
+    }
+
+    /// The position's board and hand. `None` if the game is over or no piece is in hand.
+    pub(crate) fn from_quarto(pos: &Quarto, geo: &Geometry) -> Option<Node> {
+        if pos.is_over() {
+            return None;
+        }
+        let hand = pos.in_hand()?;
+        let mut n = Node::empty();
+        for s in Square::iter_set(pos.occupied()) {
+            let p = pos.piece_at(s).expect("occupied").index();
+            n.place(usize::from(s.index()), p, geo);
+        }
+        n.avail = pos.available();
+        n.hand = hand.index();
+        Some(n)
+    }
+
+    #[inline]
+    pub(crate) fn place(&mut self, s: usize, piece: u8, geo: &Geometry) {
+        self.occ |= 1 << s;
+        for a in 0..4 {
+            self.attr[a] |= u16::from(piece >> a & 1) << s;
+        }
+        let byte = attr_byte(piece);
+        for &l in &geo.lines_of[s][..usize::from(geo.n_of[s])] {
+            let l = usize::from(l);
+            self.cnt[l] += 1;
+            self.and[l] &= byte;
+        }
+    }
+
+    /// The child after placing the piece in hand on `s` and giving `give`.
+    #[inline]
+    pub(crate) fn child(&self, s: usize, give: u8, geo: &Geometry) -> Node {
+        let mut c = *self;
+        c.place(s, self.hand, geo);
+        c.avail &= !(1 << give);
+        c.hand = give;
+        c
+    }
+
+    pub(crate) fn threats(&self, geo: &Geometry) -> Threats {
+        let empty = !self.occ;
+        let mut holes = [(0u16, 0u8); MAX_LINES];
+        let mut n3 = 0;
+        let mut t = Threats {
+            all: 0,
+            excl: [0; 16],
+            two: [0; 16],
+        };
+        for (l, &line) in geo.lines.iter().enumerate() {
+            let and = self.and[l];
+            if and == 0 {
+                continue;
+            }
+            match self.cnt[l] {
+                3 => {
+                    holes[n3] = (line & empty, and);
+                    n3 += 1;
+                    t.all |= and;
+                }
+                2 => {
+                    let mut m = line & empty;
+                    while m != 0 {
+                        t.two[m.trailing_zeros() as usize] |= and;
+                        m &= m - 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        if n3 > 0 {
+            let mut m = empty;
+            while m != 0 {
+                let s = m.trailing_zeros() as usize;
+                let bit = m & m.wrapping_neg();
+                let mut x = 0;
+                for &(hole, and) in &holes[..n3] {
+                    if hole != bit {
+                        x |= and;
+                    }
+                }
+                t.excl[s] = x;
+                m &= m - 1;
+            }
+        }
+        t
+    }
+
+    /// The opponent's number of safe (square, give) replies after we place `hand` on
+    /// `s` and give `g`, where `t2` are the threats of the board after the placement.
+    #[inline]
+    pub(crate) fn safe_replies(&self, s: usize, g: u8, t2: &Threats) -> u32 {
+        let rest = self.avail & !(1 << g);
+        let mut m = !self.occ & !(1 << s);
+        let mut count = 0;
+        while m != 0 {
+            let s2 = m.trailing_zeros() as usize;
+            count += (rest & SAFE[usize::from(t2.after(s2, g))]).count_ones();
+            m &= m - 1;
+        }
+        count
+    }
+
+    /// The canonical key of (board, hand) under the board group x the piece group.
+    ///
+    /// XOR every piece with the piece in hand (so the hand becomes piece 0: this fixes
+    /// the XOR part of a piece symmetry), then over every board symmetry take the
+    /// smallest (occupied mask, sorted attribute masks); sorting the four masks makes
+    /// the key blind to attribute permutations. Two positions get the same key iff one
+    /// is the image of the other.
+    pub(crate) fn canonical(&self, geo: &Geometry) -> (u16, u64) {
+        let h = self.hand;
+        let m: [u16; 4] =
+            std::array::from_fn(|a| self.attr[a] ^ if h >> a & 1 == 1 { self.occ } else { 0 });
+        let mut occs = [0u16; 32];
+        let mut best_o = u16::MAX;
+        for (i, sym) in geo.syms.iter().enumerate() {
+            let o = sym.apply(self.occ);
+            occs[i] = o;
+            best_o = best_o.min(o);
+        }
+        let mut best = u64::MAX;
+        for (i, sym) in geo.syms.iter().enumerate() {
+            if occs[i] != best_o {
+                continue;
+            }
+            let mut k = [
+                sym.apply(m[0]),
+                sym.apply(m[1]),
+                sym.apply(m[2]),
+                sym.apply(m[3]),
+            ];
+            sort4(&mut k);
+            let key = u64::from(k[0]) << 48
+                | u64::from(k[1]) << 32
+                | u64::from(k[2]) << 16
+                | u64::from(k[3]);
+            best = best.min(key);
+        }
+        (best_o, best)
+    }
+}
+
+#[inline]
+fn sort4(k: &mut [u16; 4]) {
+    let cs = |k: &mut [u16; 4], i: usize, j: usize| {
+        if k[i] > k[j] {
+            k.swap(i, j);
+        }
+    };
+    cs(k, 0, 1);
+    cs(k, 2, 3);
+    cs(k, 0, 2);
+    cs(k, 1, 3);
+    cs(k, 1, 2);
+}
+
+/// The canonical key of a position with a piece in hand, as `occupied << 64 | masks`:
+/// equal for two positions iff a board symmetry with a piece symmetry maps one onto the
+/// other. `None` if no piece is in hand or the game is over.
+pub fn canonical_key(pos: &Quarto) -> Option<u128> {
+    let geo = Geometry::of(pos.variant());
+    let n = Node::from_quarto(pos, geo)?;
+    let (o, m) = n.canonical(geo);
+    Some(u128::from(o) << 64 | u128::from(m))
+}
+
+// ---------------------------------------------------------------------------------
+// Transposition table.
+
+/// Two-way buckets of (masks, occupied | bounds | empties | generation) words. Slot 0
+/// keeps the larger subtree, slot 1 takes the rest.
+struct Table {
+    slots: Vec<[u64; 2]>,
+    /// Bucket index mask (buckets = slots / 2).
+    mask: usize,
+    generation: u64,
+}
+
+const GEN_SHIFT: u32 = 28;
+
+impl Table {
+    fn new(bits: u32) -> Table {
+        Table {
+            slots: Vec::new(),
+            mask: (1usize << bits.saturating_sub(1)) - 1,
+            generation: 1,
+        }
+    }
+
+    fn ensure(&mut self) {
+        if self.slots.is_empty() {
+            self.slots = vec![[0, 0]; 2 * (self.mask + 1)];
+        }
+    }
+
+    #[inline]
+    fn bucket(&self, occ: u16, masks: u64) -> usize {
+        let h = (masks ^ u64::from(occ).wrapping_mul(0x9e37_79b9_7f4a_7c15))
+            .wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        2 * ((h >> 32) as usize & self.mask)
+    }
+
+    #[inline]
+    fn matches(&self, slot: [u64; 2], occ: u16, masks: u64) -> bool {
+        slot[0] == masks && slot[1] as u16 == occ && slot[1] >> GEN_SHIFT == self.generation
+    }
+
+    /// (lower, upper) bounds if the position is stored.
+    #[inline]
+    fn probe(&self, occ: u16, masks: u64) -> Option<(i8, i8)> {
+        let b = self.bucket(occ, masks);
+        for slot in &self.slots[b..b + 2] {
+            if self.matches(*slot, occ, masks) {
+                let bounds = (slot[1] >> 16) as u8;
+                return Some(((bounds & 3) as i8 - 1, (bounds >> 2 & 3) as i8 - 1));
+            }
+        }
+        None
+    }
+
+    fn store(&mut self, occ: u16, masks: u64, lower: i8, upper: i8, empties: u32) {
+        let b = self.bucket(occ, masks);
+        let pack = |lo: i8, hi: i8| {
+            u64::from(occ)
+                | u64::from((lo + 1) as u8 | ((hi + 1) as u8) << 2) << 16
+                | u64::from(empties) << 20
+                | self.generation << GEN_SHIFT
+        };
+        for i in b..b + 2 {
+            if self.matches(self.slots[i], occ, masks) {
+                let bounds = (self.slots[i][1] >> 16) as u8;
+                let lo = ((bounds & 3) as i8 - 1).max(lower);
+                let hi = ((bounds >> 2 & 3) as i8 - 1).min(upper);
+                self.slots[i][1] = pack(lo, hi);
+                return;
+            }
+        }
+        let deep = self.slots[b];
+        let deep_empties = (deep[1] >> 20 & 0xff) as u32;
+        let i = if deep[1] >> GEN_SHIFT != self.generation || empties >= deep_empties {
+            if deep[1] >> GEN_SHIFT == self.generation {
+                self.slots[b + 1] = deep;
+            }
+            b
+        } else {
+            b + 1
+        };
+        self.slots[i] = [masks, pack(lower, upper)];
+    }
+}
+
+// ---------------------------------------------------------------------------------
+// The solver.
+
+/// Positions with fewer empty squares are not stored (recomputing them is cheaper).
+const TT_MIN_EMPTIES: u32 = 6;
+/// From this many empty squares on, children are ordered by the Strangler count.
+const ORDER_MIN_EMPTIES: u32 = 3;
+
+/// An exact solver with its transposition table. One instance serves one variant at a
+/// time: solving a position of the other variant clears the table.
+pub struct Solver {
+    variant: Option<Variant>,
+    table: Table,
+    stats: Stats,
+    limit: u64,
+    aborted: bool,
+}
+
+impl Default for Solver {
+    fn default() -> Solver {
+        Solver::new()
+    }
+}
+
+/// One child: (ordering score, square, give).
+type Kid = (u32, u8, u8);
+
+impl Solver {
+    /// A solver with a 2^22-entry table (64 MiB, allocated on first use).
+    pub fn new() -> Solver {
+        Solver::with_table_bits(22)
+    }
+
+    /// A solver with a 2^`bits`-entry table (16 bytes an entry, allocated on first use).
+    pub fn with_table_bits(bits: u32) -> Solver {
+        Solver {
+            variant: None,
+            table: Table::new(bits.clamp(4, 30)),
+            stats: Stats::default(),
+            limit: u64::MAX,
+            aborted: false,
+        }
+    }
+
+    /// Counters since creation or the last [`Solver::reset_stats`].
+    pub fn stats(&self) -> Stats {
+        self.stats
+    }
+
+    /// Zeroes the counters.
+    pub fn reset_stats(&mut self) {
+        self.stats = Stats::default();
+    }
+
+    /// Forgets every stored position (a generation bump: O(1)).
+    pub fn clear(&mut self) {
+        self.table.generation += 1;
+        if self.table.generation >= 1 << (64 - GEN_SHIFT) {
+            self.table.generation = 1;
+            self.table.slots.iter_mut().for_each(|s| *s = [0, 0]);
+        }
+    }
+
+    fn prepare(&mut self, variant: Variant, max_nodes: u64) -> &'static Geometry {
+        if self.variant != Some(variant) {
+            if self.variant.is_some() {
+                self.clear();
+            }
+            self.variant = Some(variant);
+        }
+        self.table.ensure();
+        self.limit = self.stats.nodes.saturating_add(max_nodes);
+        self.aborted = false;
+        Geometry::of(variant)
+    }
+
+    /// The exact value of `pos` for the side to move.
+    pub fn solve(&mut self, pos: &Quarto) -> Value {
+        self.solve_within(pos, u64::MAX).expect("no node limit")
+    }
+
+    /// The exact value and every move that achieves it (all moves when the value is a
+    /// loss), in [`Game::legal_moves_into`] order.
+    pub fn solve_moves(&mut self, pos: &Quarto) -> (Value, Vec<QuartoMove>) {
+        self.solve_moves_within(pos, u64::MAX)
+            .expect("no node limit")
+    }
+
+    /// [`Solver::solve`] that gives up (`None`) after `max_nodes` nodes. A search given
+    /// up stores nothing, so the table stays exact.
+    pub fn solve_within(&mut self, pos: &Quarto, max_nodes: u64) -> Option<Value> {
+        if let Some(outcome) = pos.outcome() {
+            return Some(outcome_value(pos, outcome));
+        }
+        let geo = self.prepare(pos.variant(), max_nodes);
+        let v = match Node::from_quarto(pos, geo) {
+            Some(n) => self.search(&n, geo, -1, 1),
+            None => {
+                // The opening give: the best over the gives.
+                let mut best = -1;
+                for give in Piece::iter_set(pos.available()) {
+                    let mut n = Node::empty();
+                    n.hand = give.index();
+                    n.avail = pos.available() & !give.bit();
+                    best = best.max(-self.search(&n, geo, -1, 1));
+                    if self.aborted || best == 1 {
+                        break;
+                    }
+                }
+                best
+            }
+        };
+        (!self.aborted).then(|| Value::from_score(v))
+    }
+
+    /// [`Solver::solve_moves`] within a node budget for the whole call.
+    pub fn solve_moves_within(
+        &mut self,
+        pos: &Quarto,
+        max_nodes: u64,
+    ) -> Option<(Value, Vec<QuartoMove>)> {
+        let start = self.stats.nodes;
+        let value = self.solve_within(pos, max_nodes)?;
+        let v = value.score();
+        let moves = pos.legal_moves();
+        if v == -1 {
+            return Some((value, moves));
+        }
+        let geo = self.prepare(pos.variant(), max_nodes - (self.stats.nodes - start));
+        let mut best = Vec::new();
+        for mv in moves {
+            let mut child = *pos;
+            child.play_unchecked(mv);
+            let child_value = match child.outcome() {
+                Some(outcome) => outcome_value(&child, outcome).score(),
+                None => {
+                    let n = Node::from_quarto(&child, geo).expect("a piece in hand");
+                    // Null window: is the child's value at most -v?
+                    let r = self.search(&n, geo, -v, -v + 1);
+                    if self.aborted {
+                        return None;
+                    }
+                    if r <= -v { -v } else { -v + 1 }
+                }
+            };
+            if -child_value >= v {
+                best.push(mv);
+            }
+        }
+        Some((value, best))
+    }
+
+    fn search(&mut self, n: &Node, geo: &Geometry, mut alpha: i8, mut beta: i8) -> i8 {
+        if self.stats.nodes >= self.limit {
+            self.aborted = true;
+            return 0;
+        }
+        self.stats.nodes += 1;
+        let t = n.threats(geo);
+        let hand = attr_byte(n.hand);
+        if t.all & hand != 0 {
+            return 1;
+        }
+        if n.avail == 0 {
+            return 0;
+        }
+        let empties = (!n.occ).count_ones();
+        self.stats.nodes_at[empties as usize] += 1;
+        let mut key = None;
+        if empties >= TT_MIN_EMPTIES {
+            let (o, m) = n.canonical(geo);
+            self.stats.tt_probes += 1;
+            if let Some((lo, hi)) = self.table.probe(o, m) {
+                self.stats.tt_hits += 1;
+                if lo >= beta || lo == hi {
+                    return lo;
+                }
+                if hi <= alpha {
+                    return hi;
+                }
+                alpha = alpha.max(lo);
+                beta = beta.min(hi);
+            }
+            key = Some((o, m));
+        }
+        let alpha0 = alpha;
+
+        let mut kids: [Kid; 240] = [(0, 0, 0); 240];
+        let mut nk = 0;
+        let order = empties >= ORDER_MIN_EMPTIES;
+        let mut empty = !n.occ;
+        while empty != 0 {
+            let s = empty.trailing_zeros() as usize;
+            empty &= empty - 1;
+            let after = t.after(s, n.hand);
+            let mut safe = n.avail & SAFE[usize::from(after)];
+            if safe == 0 {
+                continue;
+            }
+            let t2 = if order {
+                let mut b = *n;
+                b.place(s, n.hand, geo);
+                Some(b.threats(geo))
+            } else {
+                None
+            };
+            while safe != 0 {
+                let g = safe.trailing_zeros() as u8;
+                safe &= safe - 1;
+                let score = match &t2 {
+                    Some(t2) => {
+                        let c = n.safe_replies(s, g, t2);
+                        if c == 0 && n.avail & !(1 << g) != 0 {
+                            // The opponent must hand us a winning piece.
+                            if let Some((o, m)) = key {
+                                self.table.store(o, m, 1, 1, empties);
+                            }
+                            return 1;
+                        }
+                        c
+                    }
+                    None => 0,
+                };
+                kids[nk] = (score, s as u8, g);
+                nk += 1;
+            }
+        }
+        if nk == 0 {
+            return -1;
+        }
+        if empties == 3 {
+            // Every child leaves one piece and two squares: the opponent, short of a safe
+            // reply, would have lost (returned above); otherwise it draws.
+            return 0;
+        }
+        let kids = &mut kids[..nk];
+        if order {
+            kids.sort_unstable_by_key(|k| k.0);
+        }
+        let mut best = -1;
+        for &(_, s, g) in kids.iter() {
+            let c = n.child(usize::from(s), g, geo);
+            let v = -self.search(&c, geo, -beta, -alpha);
+            if self.aborted {
+                return 0;
+            }
+            if v > best {
+                best = v;
+                if v > alpha {
+                    alpha = v;
+                    if alpha >= beta {
+                        break;
+                    }
+                }
+            }
+        }
+        if let Some((o, m)) = key {
+            let (lo, hi) = if best <= alpha0 {
+                (-1, best)
+            } else if best >= beta {
+                (best, 1)
+            } else {
+                (best, best)
+            };
+            self.table.store(o, m, lo, hi, empties);
+        }
+        best
+    }
+}
+
+fn outcome_value(pos: &Quarto, outcome: Outcome) -> Value {
+    match outcome {
+        Outcome::Draw => Value::Draw,
+        Outcome::Winner(w) if w == pos.to_move() => Value::Win,
+        Outcome::Winner(_) => Value::Loss,
+    }
+}
+
+/// The exact value of `pos` with a fresh 2^20-entry solver.
+pub fn solve(pos: &Quarto) -> Value {
+    Solver::with_table_bits(20).solve(pos)
+}
+
+/// The exact value and every move achieving it, with a fresh 2^20-entry solver.
+pub fn solve_moves(pos: &Quarto) -> (Value, Vec<QuartoMove>) {
+    Solver::with_table_bits(20).solve_moves(pos)
+}

@@ -1,0 +1,104 @@
+//! External-agent overhead: the round trip of one `play` call through the pipe to a
+//! served built-in (`arena serve greedy`), as median and p99, and whole games per
+//! second with the served agent against the same agent in-process.
+//! Run: `cargo bench -p arena --bench protocol`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use arena::external::{ExecAgent, ExternalRuntime, Limits};
+use arena_core::dominoes::{Case, Deal, Dominoes};
+use arena_core::{Agent, Game};
+use criterion::{Criterion, Throughput};
+
+const ARENA: &str = env!("CARGO_BIN_EXE_arena");
+
+fn runtime(dir: &std::path::Path) -> Arc<ExternalRuntime> {
+    let agents = vec![Some(ExecAgent {
+        name: "served".into(),
+        command: format!("{ARENA} serve greedy --game dominoes"),
+    })];
+    let games: HashMap<(usize, String), usize> = Case::all()
+        .map(|c| ((0, c.to_string()), usize::MAX))
+        .collect();
+    Arc::new(ExternalRuntime::new(agents, dir, Limits::default(), games).unwrap())
+}
+
+/// Median and p99 of single `play` round trips (the same position, 20,000 times).
+fn latency(dir: &std::path::Path) {
+    let rt = runtime(dir);
+    let case: Case = "9,7".parse().unwrap();
+    let game = Dominoes::new(&Deal::seeded(case, 1, 0));
+    let mut agent = rt.agent::<Dominoes>(0, case.to_string());
+    agent.init(&case).unwrap();
+    agent.reset(&game.view()).unwrap();
+    let mut times = Vec::with_capacity(20_000);
+    for _ in 0..20_000 {
+        // A fresh game each call: the served tracker expects a new game after reset.
+        agent.reset(&game.view()).unwrap();
+        let t = Instant::now();
+        agent.play(&game.view()).unwrap();
+        times.push(t.elapsed());
+    }
+    times.sort();
+    let median = times[times.len() / 2];
+    let p99 = times[times.len() * 99 / 100];
+    println!("protocol/play_round_trip  median {median:?}  p99 {p99:?}  (20,000 calls)");
+}
+
+fn games(c: &mut Criterion, dir: &std::path::Path) {
+    let cases: Vec<Case> = Case::all().collect();
+    let mut group = c.benchmark_group("protocol");
+    group.throughput(Throughput::Elements(cases.len() as u64));
+    group.sample_size(10);
+    let rt = runtime(dir);
+    group.bench_function("served_greedy_vs_greedy_20_cases", |b| {
+        let mut pair = 0;
+        b.iter(|| {
+            pair += 1;
+            for &case in &cases {
+                let mut g = Dominoes::new(&Deal::seeded(case, 1, pair));
+                let mut served = rt.agent::<Dominoes>(0, case.to_string());
+                let mut local = agents::dominoes::Greedy;
+                served.init(&case).unwrap();
+                served.reset(&g.view_of(arena_core::Seat::A)).unwrap();
+                while !g.is_over() {
+                    let mv = if g.to_move() == arena_core::Seat::A {
+                        served.play(&g.view()).unwrap()
+                    } else {
+                        local.play(&g.view()).unwrap()
+                    };
+                    g.play_unchecked(mv);
+                }
+            }
+        })
+    });
+    group.bench_function("in_process_greedy_vs_greedy_20_cases", |b| {
+        let mut pair = 0;
+        b.iter(|| {
+            pair += 1;
+            for &case in &cases {
+                let mut g = Dominoes::new(&Deal::seeded(case, 1, pair));
+                let (mut x, mut y) = (agents::dominoes::Greedy, agents::dominoes::Greedy);
+                while !g.is_over() {
+                    let mv = if g.to_move() == arena_core::Seat::A {
+                        x.play(&g.view()).unwrap()
+                    } else {
+                        y.play(&g.view()).unwrap()
+                    };
+                    g.play_unchecked(mv);
+                }
+            }
+        })
+    });
+    group.finish();
+}
+
+fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    latency(dir.path());
+    let mut c = Criterion::default().configure_from_args();
+    games(&mut c, dir.path());
+    c.final_summary();
+}
