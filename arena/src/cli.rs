@@ -39,6 +39,8 @@ pub enum Command {
     Serve(ServeArgs),
     /// Train a learned evaluator and write its weights file (docs/training.md).
     Train(crate::train::TrainArgs),
+    /// Exact values and optimal moves of positions (D17 / Q9 notation).
+    Solve(crate::solve::SolveArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -135,6 +137,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Perft(args) => perft(args),
         Command::Serve(args) => crate::serve::run(&args.spec, args.game, args.seed),
         Command::Train(args) => crate::train::run(args),
+        Command::Solve(args) => crate::solve::run(args),
     }
 }
 

@@ -9,6 +9,7 @@ pub mod progress;
 pub mod runner;
 pub mod schedule;
 pub mod serve;
+pub mod solve;
 pub mod stats;
 pub mod summary;
 pub mod tournament;

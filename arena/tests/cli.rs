@@ -1099,3 +1099,39 @@ fn sprt_stops_early_and_identically_at_any_concurrency() {
     ok(&["run", "--resume", s(&dirs[1]), "--progress", "never"]);
     assert_eq!(read(&dirs[1].join("games.csv")), games);
 }
+
+#[test]
+fn solve_prints_values_and_moves_and_names_bad_lines() {
+    let out = arena()
+        .args(["solve", "dominoes", "5|2,4|1-2|0-0,3-3|0"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "5|2,4|1-2|0-0,3-3|0 1 L0\n"
+    );
+    // The notes' trap position: the only win is (6, 5).
+    let out = arena()
+        .args(["solve", "quarto", ".8f.eb..1d2.....:7", "--json"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["value"], "win");
+    assert_eq!(v["moves"], serde_json::json!(["6 5"]));
+    let out = arena()
+        .args(["solve", "dominoes"])
+        .write_stdin("5|0,4|0-1,3-4|3-3|0\n5|2,4|0-3|1-1|0\nnonsense\n")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(stdout.lines().count(), 2, "{stdout}");
+    assert!(stdout.contains("5|2,4|0-3|1-1|0 0 "), "{stdout}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("line 3") && stderr.contains("nonsense"),
+        "{stderr}"
+    );
+}

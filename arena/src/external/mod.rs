@@ -56,6 +56,21 @@ impl Default for Limits {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::Limits;
+
+    /// D16: TCO09 gave 100 s of thinking per 100 games of a case and 1024 MB; those are
+    /// the defaults for external agents.
+    #[test]
+    fn d16_external_agents_default_to_tco09_limits() {
+        let l = Limits::default();
+        assert_eq!(l.case_budget_ms, 100_000);
+        assert_eq!(l.memory_mb, 1024);
+        assert!(l.call_ms <= l.case_budget_ms && l.startup_ms > 0);
+    }
+}
+
 /// What the runtime needs to know about one exec agent of a plan.
 #[derive(Clone, Debug)]
 pub struct ExecAgent {
