@@ -41,6 +41,9 @@ pub enum Command {
     Train(crate::train::TrainArgs),
     /// Exact values and optimal moves of positions (D17 / Q9 notation).
     Solve(crate::solve::SolveArgs),
+    /// Internal: confine this process with Landlock, then become an external agent.
+    #[command(name = "__sandbox", hide = true)]
+    Sandbox(crate::sandbox::SandboxArgs),
 }
 
 #[derive(clap::Args, Debug)]
@@ -138,6 +141,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Serve(args) => crate::serve::run(&args.spec, args.game, args.seed),
         Command::Train(args) => crate::train::run(args),
         Command::Solve(args) => crate::solve::run(args),
+        Command::Sandbox(args) => crate::sandbox::run(args),
     }
 }
 

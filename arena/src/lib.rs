@@ -7,6 +7,7 @@ pub mod contest;
 pub mod external;
 pub mod progress;
 pub mod runner;
+pub mod sandbox;
 pub mod schedule;
 pub mod serve;
 pub mod solve;

@@ -95,8 +95,15 @@ pub fn external_runtime(
         .context("starting the runtime for external agents")?;
     log(
         dir,
-        "sandbox: external agents get a scrubbed environment, their own working directory under agents/, \
-         and an address-space limit; Landlock file-system confinement is not applied (not built yet)",
+        if rt.sandboxed() {
+            "sandbox: external agents get a scrubbed environment, their own working directory \
+             under agents/, an address-space limit, and Landlock confinement (they cannot read \
+             the run directory or the configs)"
+        } else {
+            "sandbox: external agents get a scrubbed environment, their own working directory \
+             under agents/, and an address-space limit; Landlock is NOT available on this \
+             kernel, so they can read any file the user can"
+        },
     )?;
     Ok(Some(Arc::new(rt)))
 }

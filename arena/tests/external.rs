@@ -245,3 +245,30 @@ fn every_kind_of_broken_bot_forfeits_only_its_own_games() {
         leftover_fixture_processes()
     );
 }
+
+/// Where the kernel enforces Landlock, a bot cannot read the run directory; where it does
+/// not, the run log says so.
+#[test]
+fn a_confined_bot_cannot_read_the_run_directory() {
+    let fix = fixture();
+    let t = tempfile::tempdir().unwrap();
+    let config = format!(
+        "game = \"dominoes\"\ncases = \"5,4 7,5\"\ngames_per_case = 4\n\
+         agents = [\"exec:python3 {fix} snoop\", \"random\"]\n"
+    );
+    let (out, output) = run_config(t.path(), &config);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let log = std::fs::read_to_string(out.join("run.log")).unwrap();
+    if log.contains("Landlock is NOT available") {
+        eprintln!("Landlock not available here: confinement not checked");
+        return;
+    }
+    assert!(log.contains("Landlock confinement"), "{log}");
+    for r in rows(&out) {
+        assert_eq!(&r[9], "", "the snooping bot read the run directory: {r:?}");
+    }
+}

@@ -92,6 +92,9 @@ pub struct ExternalRuntime {
     budgets: Mutex<HashMap<Key, Duration>>,
     remaining_games: Mutex<HashMap<Key, usize>>,
     logs: Vec<Option<Arc<StderrLog>>>,
+    /// Per agent: the arena binary and the directories the bot may read, when Landlock
+    /// confinement is available.
+    sandboxes: Vec<Option<(PathBuf, Vec<PathBuf>)>>,
 }
 
 impl ExternalRuntime {
@@ -120,7 +123,18 @@ impl ExternalRuntime {
                 })
             })
             .collect();
+        let exe = std::env::current_exe()
+            .ok()
+            .filter(|_| crate::sandbox::available());
+        let sandboxes = agents
+            .iter()
+            .map(|a| {
+                let (a, exe) = (a.as_ref()?, exe.as_ref()?);
+                Some((exe.clone(), crate::sandbox::read_paths_for(&a.command)))
+            })
+            .collect();
         Ok(ExternalRuntime {
+            sandboxes,
             runtime,
             agents,
             run_dir: run_dir.to_owned(),
@@ -130,6 +144,11 @@ impl ExternalRuntime {
             remaining_games: Mutex::new(games),
             logs,
         })
+    }
+
+    /// Whether external agents run confined by Landlock.
+    pub fn sandboxed(&self) -> bool {
+        self.sandboxes.iter().any(Option::is_some)
     }
 
     pub fn is_exec(&self, agent: usize) -> bool {
@@ -161,6 +180,7 @@ impl ExternalRuntime {
             &dir,
             &self.limits,
             log,
+            self.sandboxes[key.0].as_ref(),
         )
     }
 

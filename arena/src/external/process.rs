@@ -60,21 +60,36 @@ pub fn absolutize(command: &str) -> String {
 }
 
 impl Process {
-    /// Starts `command` (already absolutized) in `workdir`.
+    /// Starts `command` (already absolutized) in `workdir`; with `sandbox`, through
+    /// `arena __sandbox` (Landlock), reading only the given extra directories.
     pub fn spawn(
         handle: &Handle,
         command: &str,
         workdir: &Path,
         limits: &Limits,
         log: Arc<StderrLog>,
+        sandbox: Option<&(PathBuf, Vec<PathBuf>)>,
     ) -> Result<Process, AgentError> {
         std::fs::create_dir_all(workdir)
             .map_err(|e| AgentError::Startup(format!("creating {}: {e}", workdir.display())))?;
         let _guard = handle.enter();
         let path = std::env::var_os("PATH").unwrap_or_default();
-        let mut child = Command::new("/bin/sh")
+        let line = shell_line(command, limits.memory_mb);
+        let mut cmd = match sandbox {
+            None => Command::new("/bin/sh"),
+            Some((exe, read)) => {
+                let mut c = Command::new(exe);
+                c.arg("__sandbox").arg("--rw").arg(workdir);
+                for dir in read {
+                    c.arg("--ro").arg(dir);
+                }
+                c.args(["--", "/bin/sh"]);
+                c
+            }
+        };
+        let mut child = cmd
             .arg("-c")
-            .arg(shell_line(command, limits.memory_mb))
+            .arg(line)
             .current_dir(workdir)
             .env_clear()
             .env("PATH", path)
