@@ -63,10 +63,10 @@ pub fn read_paths_for(command: &str) -> Vec<PathBuf> {
         ] {
             if let Some(dir) = p.parent() {
                 out.push(dir.to_owned());
-                if dir.file_name().is_some_and(|n| n == "bin" || n == "shims") {
-                    if let Some(prefix) = dir.parent().filter(|d| d.parent().is_some()) {
-                        out.push(prefix.to_owned());
-                    }
+                if dir.file_name().is_some_and(|n| n == "bin" || n == "shims")
+                    && let Some(prefix) = dir.parent().filter(|d| d.parent().is_some())
+                {
+                    out.push(prefix.to_owned());
                 }
             }
         }
