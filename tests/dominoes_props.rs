@@ -56,6 +56,10 @@ proptest! {
             }
             let view = g.view();
             prop_assert_eq!(view.legal_moves(), legal.clone(), "the view agrees");
+            let list = view.legal_move_list();
+            prop_assert_eq!(list.iter().collect::<Vec<_>>(), legal.clone(), "the mask list agrees");
+            prop_assert_eq!(list.len(), legal.len());
+            prop_assert_eq!(list.get(legal.len() - 1), legal.last().copied());
             prop_assert_eq!(
                 view.opponent_hand_len(),
                 case.tiles() - view.stock() - view.line().len() - view.hand().len()

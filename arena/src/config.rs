@@ -8,23 +8,6 @@ use serde::{Deserialize, Serialize};
 
 use crate::external::Limits;
 
-/// Which game a tournament plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "lowercase")]
-pub enum GameName {
-    Dominoes,
-    Quarto,
-}
-
-impl GameName {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            GameName::Dominoes => "dominoes",
-            GameName::Quarto => "quarto",
-        }
-    }
-}
-
 /// The master seed when a config or `arena match` names none: fixed, so two runs of
 /// the same command are the same experiment.
 pub const DEFAULT_SEED: u64 = 1;
@@ -34,7 +17,8 @@ pub const DEFAULT_GAMES_PER_CASE: u32 = 100;
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
-    pub game: GameName,
+    /// A task name from the registry: `dominoes` or `quarto`.
+    pub game: String,
     /// `"all"`, one string of cases separated by spaces (`"5,4 9,7"`), or a list.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cases: Option<Cases>,
@@ -122,6 +106,16 @@ pub enum ConfigError {
     Sprt(String),
     #[error("concurrency must be at least 1")]
     Concurrency,
+    #[error(transparent)]
+    Game(#[from] crate::task::UnknownTask),
+    #[error(
+        "case {case} is listed twice (as {first:?} and {second:?}); its games would be played twice"
+    )]
+    DuplicateCase {
+        case: String,
+        first: String,
+        second: String,
+    },
 }
 
 impl Config {
@@ -152,7 +146,8 @@ pub struct PlanAgent {
 /// notation strings here; the game module parses them.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Plan {
-    pub game: GameName,
+    /// The task's registered name.
+    pub game: String,
     pub cases: Vec<String>,
     pub games_per_case: u32,
     pub seed: u64,
@@ -162,8 +157,11 @@ pub struct Plan {
 }
 
 impl Plan {
-    /// Resolves defaults and checks everything but the case notation (game specific).
-    pub fn resolve(config: &Config, default_cases: &[String]) -> Result<Plan, ConfigError> {
+    /// Resolves defaults and checks everything, cases in the task's notation included
+    /// (rewritten canonically: `5, 4` becomes `5,4`).
+    pub fn resolve(config: &Config) -> Result<Plan, ConfigError> {
+        let task = crate::task::lookup(&config.game)?;
+        let default_cases = task.default_cases();
         let games_per_case = config.games_per_case.unwrap_or(DEFAULT_GAMES_PER_CASE);
         if games_per_case == 0 || games_per_case % 2 == 1 {
             return Err(ConfigError::GamesPerCase(games_per_case));
@@ -202,6 +200,28 @@ impl Plan {
                 reason: "no cases".into(),
             });
         }
+        let written = cases;
+        let mut cases: Vec<String> = Vec::with_capacity(written.len());
+        for (i, text) in written.iter().enumerate() {
+            let case = task.canonical_case(text).map_err(|e| ConfigError::Cases {
+                input: text.clone(),
+                reason: format!("{e:#}"),
+            })?;
+            if let Some(j) = cases.iter().position(|c| *c == case) {
+                return Err(ConfigError::DuplicateCase {
+                    case,
+                    first: written[j].clone(),
+                    second: written[i].clone(),
+                });
+            }
+            cases.push(case);
+        }
+        if cases.len() > usize::from(u16::MAX) {
+            return Err(ConfigError::Cases {
+                input: String::new(),
+                reason: format!("at most {} cases per run", u16::MAX),
+            });
+        }
         if let Some(s) = &config.sprt {
             if config.agents.len() != 2 {
                 return Err(ConfigError::Sprt("an SPRT needs exactly two agents".into()));
@@ -210,7 +230,7 @@ impl Plan {
                 .map_err(|e| ConfigError::Sprt(e.to_string()))?;
         }
         Ok(Plan {
-            game: config.game,
+            game: task.name().to_owned(),
             cases,
             games_per_case,
             seed: config.seed.unwrap_or(DEFAULT_SEED),
@@ -223,7 +243,7 @@ impl Plan {
     /// The plan as an explicit config (what a run directory stores as `config.toml`).
     pub fn to_config(&self) -> Config {
         Config {
-            game: self.game,
+            game: self.game.clone(),
             cases: Some(Cases::List(self.cases.clone())),
             games_per_case: Some(self.games_per_case),
             seed: Some(self.seed),
@@ -244,6 +264,33 @@ impl Plan {
         }
     }
 
+    /// The plan's task (resolution checked that it exists).
+    pub fn task(&self) -> &'static dyn crate::task::Task {
+        crate::task::lookup(&self.game).unwrap_or(crate::task::REGISTRY[0])
+    }
+
+    /// The resolved config as stored in a run directory (`config.toml`).
+    pub fn to_toml(&self) -> String {
+        // A plain struct of strings, numbers and tables always serializes.
+        toml::to_string(&self.to_config()).unwrap_or_default()
+    }
+
+    /// A hash of the resolved config: what makes two run directories (or shards) the
+    /// same experiment. FNV-1a 64 over `to_toml()`; it detects edits, it is not a
+    /// defence against forgery.
+    pub fn hash(&self) -> String {
+        format!("fnv1a64:{:016x}", fnv1a64(self.to_toml().as_bytes()))
+    }
+
+    /// The run's schedule shape.
+    pub fn schedule(&self) -> crate::engine::Schedule {
+        crate::engine::Schedule {
+            matchups: self.matchups().len() as u16,
+            cases: self.cases.len() as u16,
+            pairs_per_case: self.games_per_case / 2,
+        }
+    }
+
     /// Agent pairings: every `(i, j)` with `i < j`, in order.
     pub fn matchups(&self) -> Vec<(usize, usize)> {
         let n = self.agents.len();
@@ -251,6 +298,13 @@ impl Plan {
             .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
             .collect()
     }
+}
+
+/// FNV-1a, 64 bits (the published offset basis and prime).
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 #[cfg(test)]
@@ -275,13 +329,13 @@ mod tests {
             "game = \"dominoes\"\nagents = [\"random\", { name = \"g\", spec = \"greedy\" }]\n",
         )
         .unwrap();
-        let plan = Plan::resolve(&c, &["5,4".into()]).unwrap();
+        let plan = Plan::resolve(&c).unwrap();
         assert_eq!(plan.games_per_case, 100);
         assert_eq!(plan.seed, DEFAULT_SEED);
         assert_eq!(plan.agents[1].name, "g");
-        assert_eq!(plan.cases, ["5,4"]);
+        assert_eq!(plan.cases.len(), 20);
         let back = toml::to_string(&plan.to_config()).unwrap();
-        let again = Plan::resolve(&parse(&back).unwrap(), &[]).unwrap();
+        let again = Plan::resolve(&parse(&back).unwrap()).unwrap();
         assert_eq!(again, plan);
     }
 
@@ -290,17 +344,17 @@ mod tests {
         let c = parse("game = \"quarto\"\ngames_per_case = 3\nagents = [\"random\", \"greedy\"]\n")
             .unwrap();
         assert!(matches!(
-            Plan::resolve(&c, &[]),
+            Plan::resolve(&c),
             Err(ConfigError::GamesPerCase(3))
         ));
         let c = parse("game = \"quarto\"\nagents = [\"random\"]\n").unwrap();
         assert!(matches!(
-            Plan::resolve(&c, &[]),
+            Plan::resolve(&c),
             Err(ConfigError::TooFewAgents(1))
         ));
         let c = parse("game = \"quarto\"\nagents = [\"random\", \"random\"]\n").unwrap();
         assert!(matches!(
-            Plan::resolve(&c, &[]),
+            Plan::resolve(&c),
             Err(ConfigError::DuplicateName(_))
         ));
     }
@@ -311,19 +365,18 @@ mod tests {
             (
                 "tco09.toml",
                 include_str!("../../configs/tco09.toml"),
-                GameName::Dominoes,
+                "dominoes",
                 20,
             ),
             (
                 "quarto.toml",
                 include_str!("../../configs/quarto.toml"),
-                GameName::Quarto,
+                "quarto",
                 4,
             ),
         ] {
             let c = Config::parse(text, Path::new(name)).unwrap();
-            let all: Vec<String> = (0..cases).map(|i| i.to_string()).collect();
-            let plan = Plan::resolve(&c, &all).unwrap();
+            let plan = Plan::resolve(&c).unwrap();
             assert_eq!(plan.game, game, "{name}");
             assert_eq!(plan.cases.len(), cases, "{name}");
             assert_eq!(plan.games_per_case, 100, "{name}");
@@ -332,9 +385,50 @@ mod tests {
     }
 
     #[test]
+    fn fnv1a64_matches_published_vectors() {
+        assert_eq!(fnv1a64(b""), 0xcbf2_9ce4_8422_2325);
+        assert_eq!(fnv1a64(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(fnv1a64(b"foobar"), 0x8594_4171_f739_67e8);
+    }
+
+    #[test]
+    fn the_hash_follows_every_field_that_changes_results() {
+        let c = parse("game = \"dominoes\"\nagents = [\"random\", \"greedy\"]\n").unwrap();
+        let plan = Plan::resolve(&c).unwrap();
+        let mut seeded = plan.clone();
+        seeded.seed += 1;
+        let mut renamed = plan.clone();
+        renamed.agents[0].name = "r".into();
+        let mut fewer = plan.clone();
+        fewer.cases.pop();
+        for other in [seeded, renamed, fewer] {
+            assert_ne!(other.hash(), plan.hash());
+        }
+        assert_eq!(plan.clone().hash(), plan.hash());
+    }
+
+    #[test]
+    fn unknown_games_and_bad_cases_are_named() {
+        let c = parse("game = \"chess\"\nagents = [\"random\", \"greedy\"]\n").unwrap();
+        assert!(Plan::resolve(&c).unwrap_err().to_string().contains("chess"));
+        let c =
+            parse("game = \"dominoes\"\ncases = \"5,4 4,5\"\nagents = [\"random\", \"greedy\"]\n")
+                .unwrap();
+        assert!(Plan::resolve(&c).unwrap_err().to_string().contains("4,5"));
+        let c = parse(
+            "game = \"dominoes\"\ncases = [\"5,4\", \"5, 4\"]\nagents = [\"random\", \"greedy\"]\n",
+        )
+        .unwrap();
+        assert!(matches!(
+            Plan::resolve(&c),
+            Err(ConfigError::DuplicateCase { .. })
+        ));
+    }
+
+    #[test]
     fn round_robin_matchups() {
         let c = parse("game = \"quarto\"\nagents = [\"random\", \"greedy\", \"best\"]\n").unwrap();
-        let plan = Plan::resolve(&c, &["lines:0".into()]).unwrap();
+        let plan = Plan::resolve(&c).unwrap();
         assert_eq!(plan.matchups(), [(0, 1), (0, 2), (1, 2)]);
     }
 }

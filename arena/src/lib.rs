@@ -1,17 +1,16 @@
-//! The `arena` crate: tournaments, statistics, reports and the CLI around `arena-core`.
-//! Data flows one way: config -> schedule -> game -> agents -> result row -> report.
+//! The `arena` crate: runs, statistics, reports and the CLI around `arena-core`.
+//! Data flows one way: config -> schedule -> game -> agents -> record -> observers
+//! (results file, aggregate, progress, SPRT) -> reports. `docs/architecture.md` maps it.
 
 pub mod cli;
 pub mod config;
-pub mod contest;
+pub mod engine;
 pub mod external;
-pub mod progress;
-pub mod runner;
+pub mod record;
+pub mod report;
+pub mod rundir;
 pub mod sandbox;
-pub mod schedule;
-pub mod serve;
-pub mod solve;
 pub mod stats;
-pub mod summary;
+pub mod task;
 pub mod tournament;
 pub mod train;

@@ -2,6 +2,9 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// Exit codes: 0 done; 2 bad input (a config, a run directory, an argument: fix it);
+/// 3 the harness failed (a write, a thread: retrying may help); 130 interrupted
+/// (`arena run --resume` finishes the run). Array jobs retry only 3 and 130.
 fn main() -> ExitCode {
     let cli = arena::cli::Cli::parse();
     match arena::cli::run(cli) {
@@ -10,7 +13,16 @@ fn main() -> ExitCode {
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::from(2)
+            if e.downcast_ref::<arena::tournament::Interrupted>().is_some() {
+                ExitCode::from(130)
+            } else if e
+                .downcast_ref::<arena::tournament::HarnessFailure>()
+                .is_some()
+            {
+                ExitCode::from(3)
+            } else {
+                ExitCode::from(2)
+            }
         }
     }
 }

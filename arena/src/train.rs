@@ -6,23 +6,16 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use agents::learned::{self, GameKind, TrainEvent, TrainParams};
-use anyhow::{Context, Result, bail};
-use clap::ValueEnum;
+use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
 use crate::cli::ProgressMode;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum TrainGame {
-    Dominoes,
-    Quarto,
-}
-
 #[derive(clap::Args, Debug)]
 pub struct TrainArgs {
     /// The game whose evaluator to train.
-    #[arg(value_enum)]
-    pub game: TrainGame,
+    #[arg(value_parser = crate::task::parse_name)]
+    pub game: String,
     /// The master seed of the training games (default 1).
     #[arg(long)]
     pub seed: Option<u64>,
@@ -56,12 +49,16 @@ pub struct TrainArgs {
 }
 
 impl TrainArgs {
+    /// The learned evaluator of the named task.
+    fn kind(&self) -> Result<GameKind> {
+        crate::task::lookup(&self.game)?
+            .learned()
+            .ok_or_else(|| anyhow!("{} has no learned evaluator to train", self.game))
+    }
+
     /// The training parameters: the game's defaults with the flags given.
     pub fn params(&self) -> Result<TrainParams> {
-        let kind = match self.game {
-            TrainGame::Dominoes => GameKind::Dominoes,
-            TrainGame::Quarto => GameKind::Quarto,
-        };
+        let kind = self.kind()?;
         let mut p = TrainParams::default_for(kind);
         p.seed = self.seed.unwrap_or(p.seed);
         p.games = self.games.unwrap_or(p.games);
@@ -124,9 +121,9 @@ pub fn run(args: TrainArgs) -> Result<()> {
             }
         }
     };
-    let weights = match args.game {
-        TrainGame::Dominoes => learned::train_dominoes(&params, &mut on_event),
-        TrainGame::Quarto => learned::train_quarto(&params, &mut on_event),
+    let weights = match args.kind()? {
+        GameKind::Dominoes => learned::train_dominoes(&params, &mut on_event),
+        GameKind::Quarto => learned::train_quarto(&params, &mut on_event),
     };
     bar.finish_and_clear();
     if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {

@@ -9,14 +9,22 @@ use assert_cmd::cargo::cargo_bin_cmd;
 use predicates::prelude::*;
 use tempfile::TempDir;
 
-const GAMES_HEADER: &str = "game,case,pair,first,agent_a,agent_b,score_a,score_b,termination,forfeit,plies,start,stock_left,pips_a,pips_b";
+const COMMON_HEADER: &str =
+    "game,case,pair,first,agent_a,agent_b,score_a,score_b,termination,forfeit,plies";
+
+/// `games.csv`'s header (schema 2): the common columns, then the game's own.
+fn games_header(game: &str) -> String {
+    match game {
+        "dominoes" => format!("{COMMON_HEADER},start,stock_left,pips_a,pips_b"),
+        _ => format!("{COMMON_HEADER},start"),
+    }
+}
 
 /// Everything `arena run` and `arena match` write into a run directory.
-const RUN_FILES: [&str; 7] = [
+const RUN_FILES: [&str; 6] = [
     "config.toml",
-    "seed",
+    "manifest.json",
     "games.csv",
-    "journal.csv",
     "summary.csv",
     "summary.json",
     "run.log",
@@ -139,14 +147,15 @@ fn check_run(
         );
     }
     let text = read(&dir.join("games.csv"));
-    assert_eq!(text.lines().next(), Some(GAMES_HEADER));
+    assert_eq!(text.lines().next(), Some(games_header(game).as_str()));
     let rows = table(&text);
     assert_eq!(rows.len(), cases.len() * games_per_case, "{text}");
     for (i, row) in rows.iter().enumerate() {
         let ctx = format!("row {i}: {row:?}");
+        // Schema 2 order: pairs interleave the cases (one matchup here).
         assert_eq!(row["game"], i.to_string(), "{ctx}");
-        assert_eq!(row["case"], cases[i / games_per_case], "{ctx}");
-        assert_eq!(row["pair"], (i % games_per_case / 2).to_string(), "{ctx}");
+        assert_eq!(row["case"], cases[i / 2 % cases.len()], "{ctx}");
+        assert_eq!(row["pair"], (i / 2 / cases.len()).to_string(), "{ctx}");
         assert!(row["first"] == "a" || row["first"] == "b", "{ctx}");
         assert_eq!((row["agent_a"].as_str(), row["agent_b"].as_str()), agents);
         let (sa, sb) = (num(row, "score_a"), num(row, "score_b"));
@@ -173,7 +182,7 @@ fn check_run(
             }
             "quarto" => {
                 for col in ["stock_left", "pips_a", "pips_b"] {
-                    assert_eq!(row[col], "", "{ctx}");
+                    assert!(!row.contains_key(col), "{ctx}");
                 }
                 match row["termination"].as_str() {
                     "line" => assert_ne!(sa, 0.5, "{ctx}"),
@@ -227,13 +236,15 @@ fn match_dominoes_writes_a_complete_run_directory() {
     assert!(stdout.contains("greedy vs random"), "{stdout}");
     let rows = check_run(&out, "dominoes", ("greedy", "random"), &["5,4", "9,7"], 4);
     assert_eq!(rows.len(), 8);
-    assert_eq!(read(&out.join("seed")), "1\n");
+    let manifest: serde_json::Value =
+        serde_json::from_str(&read(&out.join("manifest.json"))).unwrap();
+    assert_eq!(manifest["seed"], 1);
+    assert_eq!(manifest["schema"], 2);
+    assert_eq!(manifest["games"], 8);
     let config = read(&out.join("config.toml"));
     assert!(config.contains("game = \"dominoes\""), "{config}");
     assert!(config.contains("\"5,4\""), "{config}");
     assert!(config.contains("games_per_case = 4"), "{config}");
-    // Every finished game went through the journal.
-    assert_eq!(table(&read(&out.join("journal.csv"))).len(), 8);
 }
 
 #[test]
@@ -285,7 +296,7 @@ agents = [{ name = "g", spec = "greedy" }, "random"]
     let stdout = ok(&["run", s(&config), "--out", s(&out), "--progress", "never"]);
     assert!(stdout.contains("dominoes 4 games, seed 42"), "{stdout}");
     check_run(&out, "dominoes", ("g", "random"), &["6,5", "7,4"], 2);
-    assert_eq!(read(&out.join("seed")), "42\n");
+    assert!(read(&out.join("manifest.json")).contains("\"seed\": 42"));
     let stored = read(&out.join("config.toml"));
     assert!(stored.contains("seed = 42"), "{stored}");
     assert!(stored.contains("name = \"g\""), "{stored}");
@@ -318,12 +329,13 @@ fn resume_of_a_finished_run_changes_no_result() {
         "4",
         s(&out),
     ));
-    let before: Vec<String> = ["games.csv", "summary.csv", "summary.json", "journal.csv"]
+    let before: Vec<String> = ["games.csv", "summary.csv", "summary.json", "manifest.json"]
         .iter()
         .map(|f| read(&out.join(f)))
         .collect();
-    ok(&["run", "--resume", s(&out), "--progress", "never"]);
-    let after: Vec<String> = ["games.csv", "summary.csv", "summary.json", "journal.csv"]
+    let stdout = ok(&["run", "--resume", s(&out), "--progress", "never"]);
+    assert!(stdout.contains("nothing to do"), "{stdout}");
+    let after: Vec<String> = ["games.csv", "summary.csv", "summary.json", "manifest.json"]
         .iter()
         .map(|f| read(&out.join(f)))
         .collect();
@@ -615,20 +627,25 @@ fn a_missing_external_program_forfeits_its_games_as_startup() {
     for r in rows {
         assert_eq!(r["termination"], "startup");
         assert_eq!(r["forfeit"], "a");
-        assert_eq!(r["score_b"], "1.0");
+        assert_eq!(r["score_b"], "1");
     }
 }
 
 #[test]
-fn a_second_run_into_a_run_directory_is_refused() {
+fn a_second_run_into_a_run_directory_resumes_the_same_run_and_refuses_another() {
     let t = tmp();
     let out = t.path().join("run");
     let args = match_args("dominoes", &["greedy", "random"], "5,4", "2", s(&out));
     ok(&args);
     let games = read(&out.join("games.csv"));
+    // The same run again (a retried array job) has nothing to do.
+    let again = ok(&args);
+    assert!(again.contains("nothing to do"), "{again}");
     let log = read(&out.join("run.log"));
-    // Even a different game into the same directory.
-    fails(&args, &[s(&out), "--resume"]);
+    // Another run into the same directory is refused: another seed, another game.
+    let mut seeded = args.clone();
+    seeded.extend(["--seed", "9"]);
+    fails(&seeded, &[s(&out), "--resume"]);
     fails(
         &match_args("quarto", &["greedy", "random"], "lines:0", "2", s(&out)),
         &[s(&out)],
@@ -796,27 +813,22 @@ fn round_robin_results_do_not_depend_on_concurrency() {
         let rows = table(&read(&dir.join("games.csv")));
         let n_cases = cases.split_whitespace().count();
         assert_eq!(rows.len(), 3 * n_cases * 6, "{game}");
-        // Matchups in order (0,1), (0,2), (1,2), each over every case.
-        let matchups: Vec<(&str, &str)> = rows
-            .chunks(n_cases * 6)
-            .map(|c| {
-                assert!(c.iter().all(|r| r["agent_a"] == c[0]["agent_a"]
-                    && r["agent_b"] == c[0]["agent_b"]));
-                (c[0]["agent_a"].as_str(), c[0]["agent_b"].as_str())
-            })
-            .collect();
-        assert_eq!(
-            matchups,
-            [("random", "greedy"), ("random", "best"), ("greedy", "best")],
-            "{game}"
-        );
-        // Every pairing plays the same deals or openings (duplicate play).
+        // Schema 2: pairs interleave the matchups, (0,1), (0,2), (1,2), then the cases.
+        let expected = [("random", "greedy"), ("random", "best"), ("greedy", "best")];
+        let mut per_matchup: Vec<Vec<[String; 4]>> = vec![Vec::new(); 3];
         let deal =
             |r: &BTreeMap<String, String>| ["case", "pair", "first", "start"].map(|c| r[c].clone());
-        let per_matchup: Vec<Vec<[String; 4]>> = rows
-            .chunks(n_cases * 6)
-            .map(|c| c.iter().map(deal).collect())
-            .collect();
+        for (i, r) in rows.iter().enumerate() {
+            let m = i / 2 % 3;
+            assert_eq!(
+                (r["agent_a"].as_str(), r["agent_b"].as_str()),
+                expected[m],
+                "{game} row {i}"
+            );
+            per_matchup[m].push(deal(r));
+        }
+        // Every pairing plays the same deals or openings (duplicate play).
+        assert_eq!(per_matchup[0].len(), n_cases * 6, "{game}");
         assert_eq!(per_matchup[0], per_matchup[1], "{game}");
         assert_eq!(per_matchup[0], per_matchup[2], "{game}");
         let summary = table(&read(&dir.join("summary.csv")));
@@ -893,19 +905,8 @@ fn complete_lines(text: &str) -> &str {
     }
 }
 
-/// Game numbers of the journal rows, asserting no game appears twice.
-fn journal_games(text: &str) -> Vec<u64> {
-    let games: Vec<u64> = table(text)
-        .iter()
-        .map(|r| r["game"].parse().unwrap())
-        .collect();
-    let unique: BTreeSet<u64> = games.iter().copied().collect();
-    assert_eq!(unique.len(), games.len(), "a game is journaled twice");
-    games
-}
-
-/// One attempt: a run of `games_per_case` killed once its journal has rows, resumed,
-/// and compared with an uninterrupted run. Returns whether the kill came in time.
+/// One attempt: a run of `games_per_case` killed (SIGKILL) once `games.csv` has rows,
+/// resumed, and compared with an uninterrupted run. Returns whether the kill came in time.
 #[cfg(unix)]
 fn kill_and_resume(games_per_case: u32) -> bool {
     use std::os::unix::process::ExitStatusExt;
@@ -931,11 +932,11 @@ fn kill_and_resume(games_per_case: u32) -> bool {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let journal = killed.join("journal.csv");
+    let games = killed.join("games.csv");
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut finished_first = false;
     loop {
-        let lines = std::fs::read(&journal)
+        let lines = std::fs::read(&games)
             .map(|b| b.iter().filter(|&&c| c == b'\n').count())
             .unwrap_or(0);
         if lines > 50 {
@@ -945,7 +946,7 @@ fn kill_and_resume(games_per_case: u32) -> bool {
             finished_first = true;
             break;
         }
-        assert!(Instant::now() < deadline, "the journal never filled");
+        assert!(Instant::now() < deadline, "games.csv never filled");
         std::thread::sleep(Duration::from_millis(2));
     }
     child.kill().unwrap();
@@ -955,12 +956,11 @@ fn kill_and_resume(games_per_case: u32) -> bool {
         assert!(status.success(), "the run failed on its own: {status:?}");
     }
 
-    let before = read(&journal);
+    let before = read(&games);
     let kept = complete_lines(&before).to_owned();
-    let before_games = journal_games(&kept);
+    let kept_games = kept.lines().count().saturating_sub(1);
     eprintln!(
-        "games per case {games_per_case}: {} of {} games journaled when {}",
-        before_games.len(),
+        "games per case {games_per_case}: {kept_games} of {} games on disk when {}",
         4 * games_per_case,
         if was_killed {
             "killed"
@@ -975,29 +975,21 @@ fn kill_and_resume(games_per_case: u32) -> bool {
         assert!(
             read(&killed.join(f)) == read(&whole.join(f)),
             "{f} of the resumed run differs from the uninterrupted run \
-             (games per case {games_per_case}, {} games journaled before the kill)",
-            before_games.len()
+             (games per case {games_per_case}, {kept_games} games on disk at the kill)"
         );
     }
     let total = 4 * games_per_case as usize;
     assert_eq!(table(&read(&killed.join("games.csv"))).len(), total);
-    // The journal keeps what it had; the resume adds only games it did not hold.
-    let after = read(&killed.join("journal.csv"));
-    assert!(after.starts_with(&kept), "the resume rewrote the journal");
-    let after_games = journal_games(&after);
-    assert_eq!(
-        after_games.iter().copied().collect::<BTreeSet<u64>>(),
-        (0..total as u64).collect(),
-        "every game journaled exactly once"
+    // What was on disk was kept: the resume only appended.
+    assert!(
+        read(&games).starts_with(&kept),
+        "the resume rewrote games.csv"
     );
     if was_killed {
-        assert!(before_games.len() < total, "killed before the end");
+        assert!(kept_games < total, "killed before the end");
         let log = read(&killed.join("run.log"));
         assert!(
-            log.contains(&format!(
-                "resume: {} games already finished",
-                before_games.len()
-            )),
+            log.contains(&format!("resume: {kept_games} games on disk")),
             "{log}"
         );
     }
@@ -1018,7 +1010,7 @@ fn resume_after_sigkill_matches_an_uninterrupted_run() {
 }
 
 #[test]
-fn resume_drops_a_torn_journal_line() {
+fn resume_cuts_a_torn_last_line_and_replays_the_rest() {
     let t = tmp();
     let out = t.path().join("run");
     ok(&match_args(
@@ -1029,18 +1021,17 @@ fn resume_drops_a_torn_journal_line() {
         s(&out),
     ));
     let expected: Vec<String> = RESULT_FILES.iter().map(|f| read(&out.join(f))).collect();
-    // As if killed mid-write: five whole rows and half of the sixth.
-    let journal = read(&out.join("journal.csv"));
-    let lines: Vec<&str> = journal.split_inclusive('\n').collect();
+    // As if killed mid-write: the header, five whole rows and half of the sixth.
+    let games = read(&out.join("games.csv"));
+    let lines: Vec<&str> = games.split_inclusive('\n').collect();
     let torn = format!("{}{}", lines[..6].concat(), &lines[6][..lines[6].len() / 2]);
-    std::fs::write(out.join("journal.csv"), &torn).unwrap();
-    std::fs::remove_file(out.join("games.csv")).unwrap();
+    std::fs::write(out.join("games.csv"), &torn).unwrap();
+    std::fs::remove_file(out.join("summary.csv")).unwrap();
     ok(&["run", "--resume", s(&out), "--progress", "never"]);
     let got: Vec<String> = RESULT_FILES.iter().map(|f| read(&out.join(f))).collect();
     assert_eq!(got, expected);
-    let after = read(&out.join("journal.csv"));
-    assert!(after.starts_with(&lines[..6].concat()));
-    assert_eq!(journal_games(&after).len(), 12);
+    let log = read(&out.join("run.log"));
+    assert!(log.contains("resume: 5 games on disk, 7 to play"), "{log}");
 }
 
 // ---------------------------------------------------------------------------------

@@ -229,7 +229,7 @@ fn every_kind_of_broken_bot_forfeits_only_its_own_games() {
         .iter()
         .filter(|r| &r[4] == "greedy" && !["stderr", "crash"].contains(&&r[5]))
     {
-        assert_eq!(&r[6], "1.0", "{r:?}");
+        assert_eq!(&r[6], "1", "{r:?}");
     }
     // stderr was drained into a bounded log.
     let log = std::fs::read_dir(&out)

@@ -17,4 +17,4 @@ pub use endgame::Endgame;
 pub use moves::{DominoMove, End};
 pub use position::{Dominoes, EndReason, Hand, Line, starting_tile};
 pub use tile::{MAX_N, MAX_TILES, OrientedTile, PIP_MASKS, Tile, set_size};
-pub use view::{DominoView, Event};
+pub use view::{DominoView, Event, MoveList};

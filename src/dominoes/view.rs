@@ -114,6 +114,27 @@ impl<'a> DominoView<'a> {
         all & !line & !hand
     }
 
+    /// The legal moves as [`DominoView::legal_moves`] lists them, without allocating:
+    /// for agents that decide millions of times.
+    pub fn legal_move_list(&self) -> MoveList {
+        let (l, r) = (self.line.left(), self.line.right());
+        let (mut left, mut right) = (0u64, 0u64);
+        for (i, t) in self.hand.iter().enumerate() {
+            left |= u64::from(t.has(l)) << i;
+            right |= u64::from(t.has(r)) << i;
+        }
+        let fallback = if self.stock > 0 {
+            DominoMove::Draw
+        } else {
+            DominoMove::Pass
+        };
+        MoveList {
+            left,
+            right,
+            fallback,
+        }
+    }
+
     /// The legal moves, in the same order as the referee lists them.
     pub fn legal_moves(&self) -> Vec<DominoMove> {
         let (l, r) = (self.line.left(), self.line.right());
@@ -140,5 +161,63 @@ impl<'a> DominoView<'a> {
     pub fn can_place(&self) -> bool {
         let ends = PIP_MASKS[self.line.left() as usize] | PIP_MASKS[self.line.right() as usize];
         self.hand.iter().any(|t| ends & t.bit() != 0)
+    }
+}
+
+/// The legal moves of a view as two masks of hand indices (a hand never holds more than
+/// 45 tiles), listed in the referee's order: by hand index, the left end first; `DRAW` or
+/// `PASS` alone when no tile fits.
+#[derive(Clone, Copy, Debug)]
+pub struct MoveList {
+    left: u64,
+    right: u64,
+    fallback: DominoMove,
+}
+
+impl MoveList {
+    pub fn len(&self) -> usize {
+        match (self.left.count_ones() + self.right.count_ones()) as usize {
+            0 => 1,
+            n => n,
+        }
+    }
+
+    /// Never true: a seat to move always has a move.
+    pub fn is_empty(&self) -> bool {
+        false
+    }
+
+    /// The moves in order.
+    pub fn iter(&self) -> impl Iterator<Item = DominoMove> + '_ {
+        let mut rest = self.left | self.right;
+        let mut pending_right: Option<u8> = None;
+        let mut fallback = (rest == 0).then_some(self.fallback);
+        std::iter::from_fn(move || {
+            if let Some(f) = fallback.take() {
+                return Some(f);
+            }
+            if let Some(i) = pending_right.take() {
+                return Some(DominoMove::right(i));
+            }
+            if rest == 0 {
+                return None;
+            }
+            let i = rest.trailing_zeros() as u8;
+            rest &= rest - 1;
+            let (l, r) = (self.left >> i & 1 == 1, self.right >> i & 1 == 1);
+            if l {
+                if r {
+                    pending_right = Some(i);
+                }
+                Some(DominoMove::left(i))
+            } else {
+                Some(DominoMove::right(i))
+            }
+        })
+    }
+
+    /// The `k`-th move in order.
+    pub fn get(&self, k: usize) -> Option<DominoMove> {
+        self.iter().nth(k)
     }
 }

@@ -7,7 +7,7 @@ pub struct Greedy;
 
 impl Agent<Dominoes> for Greedy {
     fn play(&mut self, view: &DominoView<'_>) -> Result<DominoMove, AgentError> {
-        let moves = view.legal_moves();
+        let moves = view.legal_move_list();
         let weight = |m: &DominoMove| match *m {
             DominoMove::Place { index, .. } => {
                 let t = view.hand()[index as usize];
@@ -15,12 +15,16 @@ impl Agent<Dominoes> for Greedy {
             }
             _ => (0, false),
         };
-        // max_by_key keeps the last maximum; iterate reversed to keep the first.
-        Ok(*moves
-            .iter()
-            .rev()
-            .max_by_key(|m| weight(m))
-            .expect("never empty"))
+        // The first move of the greatest weight.
+        let mut best = None;
+        for m in moves.iter() {
+            let w = weight(&m);
+            if best.is_none_or(|(bw, _)| w > bw) {
+                best = Some((w, m));
+            }
+        }
+        best.map(|(_, m)| m)
+            .ok_or_else(|| AgentError::Crash("no legal move".into()))
     }
 }
 

@@ -19,7 +19,10 @@ impl Random {
 
 impl Agent<Dominoes> for Random {
     fn play(&mut self, view: &DominoView<'_>) -> Result<DominoMove, AgentError> {
-        let moves = view.legal_moves();
-        Ok(moves[below(&mut self.rng, moves.len() as u32) as usize])
+        let moves = view.legal_move_list();
+        let k = below(&mut self.rng, moves.len() as u32) as usize;
+        moves
+            .get(k)
+            .ok_or_else(|| AgentError::Crash("no legal move".into()))
     }
 }

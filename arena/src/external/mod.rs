@@ -13,9 +13,6 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use arena_core::dominoes::{DominoView, Dominoes};
-use arena_core::protocol::{DominoCall, QuartoCall, parse_reply};
-use arena_core::quarto::Quarto;
 use arena_core::{Agent, AgentError, Game};
 use serde::{Deserialize, Serialize};
 
@@ -41,6 +38,9 @@ pub struct Limits {
     pub max_line: usize,
     /// The most stderr kept per agent in the run directory, in bytes.
     pub stderr_bytes: u64,
+    /// When an agent has no games left in a case (or the run stops), its process gets
+    /// EOF on stdin and this long to exit before it is killed.
+    pub grace_ms: u64,
 }
 
 impl Default for Limits {
@@ -52,6 +52,7 @@ impl Default for Limits {
             memory_mb: 1024,
             max_line: 64,
             stderr_bytes: 1 << 20,
+            grace_ms: 1000,
         }
     }
 }
@@ -222,15 +223,17 @@ impl ExternalRuntime {
                 .entry(key.clone())
                 .or_default()
                 .push(p),
-            Some(p) => p.kill(),
+            Some(p) => self.stop(vec![p]),
             None => {}
         }
         if left == 0 {
             let idle = self.idle.lock().expect("not poisoned").remove(key);
-            for p in idle.into_iter().flatten() {
-                p.kill();
-            }
+            self.stop(idle.unwrap_or_default());
         }
+    }
+
+    fn stop(&self, processes: Vec<Process>) {
+        Process::stop_all(processes, Duration::from_millis(self.limits.grace_ms));
     }
 
     /// Stops every process still alive (the end of a run).
@@ -242,9 +245,7 @@ impl ExternalRuntime {
             .drain()
             .flat_map(|(_, v)| v)
             .collect();
-        for p in idle {
-            p.kill();
-        }
+        self.stop(idle);
     }
 }
 
@@ -260,36 +261,6 @@ pub trait Wire: Game + 'static {
     fn reset_call(view: &Self::View<'_>) -> String;
     fn play_call(view: &Self::View<'_>) -> String;
     fn parse_move(line: &str) -> Result<Self::Move, arena_core::ParseError>;
-}
-
-impl Wire for Dominoes {
-    fn init_call(case: &arena_core::dominoes::Case) -> String {
-        DominoCall::Init(*case).encode()
-    }
-    fn reset_call(view: &DominoView<'_>) -> String {
-        DominoCall::Reset(view.starter().1).encode()
-    }
-    fn play_call(view: &DominoView<'_>) -> String {
-        DominoCall::play(view).encode()
-    }
-    fn parse_move(line: &str) -> Result<arena_core::dominoes::DominoMove, arena_core::ParseError> {
-        parse_reply(line)
-    }
-}
-
-impl Wire for Quarto {
-    fn init_call(case: &arena_core::quarto::Case) -> String {
-        QuartoCall::Init(*case).encode()
-    }
-    fn reset_call(view: &&Quarto) -> String {
-        QuartoCall::Reset(view.setup()).encode()
-    }
-    fn play_call(view: &&Quarto) -> String {
-        QuartoCall::Play(view.setup()).encode()
-    }
-    fn parse_move(line: &str) -> Result<arena_core::quarto::QuartoMove, arena_core::ParseError> {
-        parse_reply(line)
-    }
 }
 
 /// One game's handle on an external agent's process.

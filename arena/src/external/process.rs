@@ -101,6 +101,9 @@ impl Process {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true)
+            // Its own process group: a Ctrl-C at the terminal reaches the arena, which
+            // stops the run cleanly, not the bots in the middle of their games.
+            .process_group(0)
             .spawn()
             .map_err(|e| AgentError::Startup(format!("cannot start {command:?}: {e}")))?;
         let stdin = child.stdin.take().expect("piped");
@@ -221,6 +224,30 @@ impl Process {
             ));
         }
         AgentError::Crash(format!("{what}; {status}"))
+    }
+
+    /// Ends processes politely: EOF on stdin, up to `grace` to exit, then a kill; every
+    /// one is reaped. All wait at once, so many idle bots cost one grace period.
+    pub fn stop_all(processes: Vec<Process>, grace: Duration) {
+        let Some(handle) = processes.first().map(|p| p.handle.clone()) else {
+            return;
+        };
+        handle.block_on(async move {
+            let mut waits = tokio::task::JoinSet::new();
+            for p in processes {
+                let Process {
+                    mut child, stdin, ..
+                } = p;
+                drop(stdin);
+                waits.spawn(async move {
+                    if tokio::time::timeout(grace, child.wait()).await.is_err() {
+                        let _ = child.start_kill();
+                        let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
+                    }
+                });
+            }
+            while waits.join_next().await.is_some() {}
+        });
     }
 
     /// Kills the process and reaps it, so no zombie is left.

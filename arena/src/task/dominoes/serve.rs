@@ -1,19 +1,16 @@
-//! `arena serve`: a built-in agent as an external program over the line protocol, so a
-//! built-in can spar anywhere a bot can. Dominoes agents get the view rebuilt from the
-//! TCO09 calls (history included) by `ViewTracker`, as they would in-process.
+//! `arena serve` for Dominoes: a built-in agent over the line protocol. Agents get the
+//! view rebuilt from the TCO09 calls (history included) by `ViewTracker`, as they would
+//! in-process.
 
 use std::io::{BufRead, Write};
 
 use agents::Spec;
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 use arena_core::dominoes::{DominoView, Dominoes};
-use arena_core::protocol::{DominoCall, QuartoCall, ViewTracker};
-use arena_core::quarto::Quarto;
+use arena_core::protocol::{DominoCall, ViewTracker};
 use arena_core::{Agent, Seat};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
-
-use crate::config::GameName;
 
 /// Seeds for the agents of successive games: a ChaCha8 stream of the given seed (the
 /// arena never tells a bot its seed, so a served randomized agent has its own).
@@ -25,19 +22,18 @@ impl Seeds {
     }
 }
 
-pub fn run(spec: &str, game: GameName, seed: u64) -> Result<()> {
-    let spec: Spec = spec.parse()?;
+pub fn run(spec: &Spec, seed: u64) -> Result<()> {
     if matches!(spec, Spec::Exec { .. }) {
         bail!("arena serve runs built-in agents; {spec} is already a program");
     }
+    // Refuse an agent that cannot be built before answering anything, so a match
+    // records a start-up failure rather than a crash at the first game.
+    agents::dominoes::build(spec, seed)?;
     let stdin = std::io::stdin().lock();
     let mut lines = stdin.lines().map_while(Result::ok);
     let mut out = std::io::stdout().lock();
     let mut seeds = Seeds(ChaCha8Rng::seed_from_u64(seed));
-    match game {
-        GameName::Dominoes => serve_dominoes(&spec, &mut lines, &mut out, &mut seeds),
-        GameName::Quarto => serve_quarto(&spec, &mut lines, &mut out, &mut seeds),
-    }
+    serve_dominoes(spec, &mut lines, &mut out, &mut seeds)
 }
 
 fn reply(out: &mut impl Write, line: &str) -> Result<()> {
@@ -87,41 +83,6 @@ fn serve_dominoes(
                 }
                 let mv = a.play(&view).map_err(|e| anyhow!("{e}"))?;
                 t.replied(mv);
-                reply(out, &mv.to_string())?;
-            }
-        }
-    }
-    Ok(())
-}
-
-fn serve_quarto(
-    spec: &Spec,
-    lines: &mut dyn Iterator<Item = String>,
-    out: &mut impl Write,
-    seeds: &mut Seeds,
-) -> Result<()> {
-    let mut case = None;
-    let mut agent: Option<Box<dyn Agent<Quarto> + Send>> = None;
-    while let Some(call) = QuartoCall::read(lines)? {
-        match call {
-            QuartoCall::Init(c) => {
-                case = Some(c);
-                reply(out, "0")?;
-            }
-            QuartoCall::Reset(setup) => {
-                let c = case.ok_or_else(|| anyhow!("reset before init"))?;
-                let start = Quarto::from_setup(c, &setup).context("the reset position")?;
-                let mut a = agents::quarto::build(spec, seeds.next())?;
-                a.init(&c).map_err(|e| anyhow!("{e}"))?;
-                a.reset(&&start).map_err(|e| anyhow!("{e}"))?;
-                agent = Some(a);
-                reply(out, "0")?;
-            }
-            QuartoCall::Play(setup) => {
-                let c = case.ok_or_else(|| anyhow!("play before init"))?;
-                let a = agent.as_mut().ok_or_else(|| anyhow!("play before reset"))?;
-                let pos = Quarto::from_setup(c, &setup).context("the play position")?;
-                let mv = a.play(&&pos).map_err(|e| anyhow!("{e}"))?;
                 reply(out, &mv.to_string())?;
             }
         }

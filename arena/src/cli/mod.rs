@@ -1,0 +1,75 @@
+//! The command line: argument types, and for each subcommand the call into the library.
+//! Nothing here plays, writes or renders by itself.
+
+mod run;
+mod tools;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand, ValueEnum};
+
+pub use run::{MatchArgs, MergeArgs, ReplayArgs, RunArgs, ShardArgs};
+pub use tools::{PerftArgs, ServeArgs, SolveArgs};
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "arena",
+    version,
+    about = "Seeded tournaments for TCO09 Dominoes and Quarto bots"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Run the tournament a config file describes (or finish one with --resume).
+    Run(RunArgs),
+    /// Run an ad-hoc match between agents, with the same engine as `run`.
+    Match(MatchArgs),
+    /// Merge the shards of a run into one run directory, byte-identical to an unsharded run.
+    Merge(MergeArgs),
+    /// Print one game of a run, move by move, replayed from the seed.
+    Replay(ReplayArgs),
+    /// Count move sequences of exactly DEPTH plies from the empty board (Quarto).
+    Perft(PerftArgs),
+    /// Run a built-in agent as an external program over the line protocol (stdin/stdout).
+    Serve(ServeArgs),
+    /// Train a learned evaluator and write its weights file (docs/training.md).
+    Train(crate::train::TrainArgs),
+    /// Exact values and optimal moves of positions (D17 / Q9 notation).
+    Solve(SolveArgs),
+    /// Internal: confine this process with Landlock, then become an external agent.
+    #[command(name = "__sandbox", hide = true)]
+    Sandbox(crate::sandbox::SandboxArgs),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProgressMode {
+    Auto,
+    Never,
+}
+
+pub fn run(cli: Cli) -> Result<()> {
+    match cli.command {
+        Command::Run(args) => run::run_config(args),
+        Command::Match(args) => run::run_match(args),
+        Command::Merge(args) => run::merge(args),
+        Command::Replay(args) => run::replay(args),
+        Command::Perft(args) => tools::perft(args),
+        Command::Serve(args) => tools::serve(args),
+        Command::Train(args) => crate::train::run(args),
+        Command::Solve(args) => tools::solve(args),
+        Command::Sandbox(args) => crate::sandbox::run(args),
+    }
+}
+
+/// Writes to stdout; a closed pipe (`arena replay … | head`) surfaces as an `io::Error`
+/// that `main` treats as success.
+pub(crate) fn emit(text: &str) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())?;
+    out.flush()?;
+    Ok(())
+}

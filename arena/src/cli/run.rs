@@ -1,0 +1,262 @@
+//! `arena run`, `match`, `merge` and `replay`: arguments, and the calls into
+//! `tournament` and `rundir`.
+
+use std::path::PathBuf;
+
+use anyhow::{Context, Result, bail};
+
+use super::{ProgressMode, emit};
+use crate::config::{AgentEntry, Cases, Config, NamedAgent, Plan};
+use crate::engine::{Execution, Shard};
+use crate::rundir::{self, RunDir};
+use crate::{task, tournament};
+
+#[derive(clap::Args, Debug)]
+pub struct ExecArgs {
+    /// Games played at once (default: the machine's cores); never changes results.
+    #[arg(long)]
+    pub concurrency: Option<usize>,
+    /// Progress bars on stderr: `auto` shows them on a terminal.
+    #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
+    pub progress: ProgressMode,
+}
+
+/// Which shard of the run to play (`docs/scale.md`).
+#[derive(clap::Args, Debug, Default)]
+pub struct ShardArgs {
+    /// Play only shard INDEX/COUNT: the game pairs whose number is INDEX mod COUNT.
+    #[arg(long, conflicts_with_all = ["shard_index", "shard_count"])]
+    pub shard: Option<String>,
+    /// The shard's index (0-based), or `env`: `JOB_COMPLETION_INDEX` (Kubernetes) or
+    /// `SLURM_ARRAY_TASK_ID` (Slurm).
+    #[arg(long, requires = "shard_count")]
+    pub shard_index: Option<String>,
+    /// The number of shards, or `env`: `SLURM_ARRAY_TASK_COUNT`.
+    #[arg(long, requires = "shard_index")]
+    pub shard_count: Option<String>,
+}
+
+impl ShardArgs {
+    pub fn shard(&self) -> Result<Shard> {
+        if let Some(s) = &self.shard {
+            return s
+                .parse()
+                .map_err(|e: String| anyhow::anyhow!("--shard: {e}"));
+        }
+        let (Some(i), Some(k)) = (&self.shard_index, &self.shard_count) else {
+            return Ok(Shard::WHOLE);
+        };
+        let index = from_env_or(i, &["JOB_COMPLETION_INDEX", "SLURM_ARRAY_TASK_ID"])
+            .context("--shard-index")?;
+        let count = from_env_or(k, &["SLURM_ARRAY_TASK_COUNT"]).context("--shard-count")?;
+        Shard::new(index, count).map_err(|e| anyhow::anyhow!("--shard-index/--shard-count: {e}"))
+    }
+}
+
+/// A number, or with `env` the first of `vars` that is set.
+fn from_env_or(value: &str, vars: &[&str]) -> Result<u64> {
+    let (text, source) = if value == "env" {
+        let Some((var, text)) = vars
+            .iter()
+            .find_map(|v| std::env::var(v).ok().map(|t| (*v, t)))
+        else {
+            bail!("`env` was given but none of {} is set", vars.join(", "));
+        };
+        (text, var.to_owned())
+    } else {
+        (value.to_owned(), "the argument".to_owned())
+    };
+    text.trim()
+        .parse()
+        .with_context(|| format!("{source} is {text:?}, not a number"))
+}
+
+#[derive(clap::Args, Debug)]
+pub struct RunArgs {
+    /// The tournament config (TOML); see docs/config.md.
+    #[arg(required_unless_present = "resume")]
+    pub config: Option<PathBuf>,
+    /// Output directory (default: the config's `out`, else results/<game>-<timestamp>).
+    /// A directory holding the same run (and shard) is resumed, so retries are safe.
+    #[arg(long, conflicts_with = "resume")]
+    pub out: Option<PathBuf>,
+    /// Finish the interrupted run in this directory; finished games are kept.
+    #[arg(long, conflicts_with = "config")]
+    pub resume: Option<PathBuf>,
+    #[command(flatten)]
+    pub shard: ShardArgs,
+    #[command(flatten)]
+    pub exec: ExecArgs,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct MatchArgs {
+    #[arg(long, value_parser = task::parse_name)]
+    pub game: String,
+    /// An agent spec (`random`, `greedy`, `pimc:k=30`, `exec:<command>`), optionally
+    /// named: `me=exec:./bot`. Give two or more.
+    #[arg(long = "agent", required = true, num_args = 1)]
+    pub agents: Vec<String>,
+    /// `all`, or cases separated by spaces: "5,4 9,7" or "lines:0 squares:4".
+    #[arg(long)]
+    pub cases: Option<String>,
+    /// Games per case, even (pairs of games with the seats exchanged).
+    #[arg(long)]
+    pub games_per_case: Option<u32>,
+    /// The master seed (default 1).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub shard: ShardArgs,
+    #[command(flatten)]
+    pub exec: ExecArgs,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct MergeArgs {
+    /// The merged run directory to create.
+    pub out: PathBuf,
+    /// The shard directories, in any order.
+    #[arg(required = true)]
+    pub shards: Vec<PathBuf>,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ReplayArgs {
+    /// A run directory.
+    pub dir: PathBuf,
+    /// The game number (the `game` column of games.csv).
+    #[arg(long = "game")]
+    pub game: u64,
+}
+
+fn execution(args: &ExecArgs, config: Option<usize>) -> Result<Execution> {
+    let concurrency = match args.concurrency.or(config) {
+        Some(0) => bail!("--concurrency must be at least 1"),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    Ok(Execution {
+        concurrency,
+        progress: args.progress == ProgressMode::Auto,
+    })
+}
+
+pub fn run_config(args: RunArgs) -> Result<()> {
+    if let Some(dir) = &args.resume {
+        let exec = execution(&args.exec, None)?;
+        return tournament::resume(dir, &exec);
+    }
+    let Some(path) = args.config else {
+        bail!("arena run needs a config file or --resume DIR");
+    };
+    let config = Config::load(&path)?;
+    let plan = Plan::resolve(&config).with_context(|| format!("in config {}", path.display()))?;
+    let exec = execution(&args.exec, config.concurrency)?;
+    let shard = args.shard.shard()?;
+    let dir = args
+        .out
+        .or(config.out.clone())
+        .unwrap_or_else(|| default_dir(&plan, shard));
+    start_or_retry(&plan, dir, shard, &exec)
+}
+
+fn default_dir(plan: &Plan, shard: Shard) -> PathBuf {
+    let dir = rundir::default_out_dir(&plan.game);
+    if shard.is_whole() {
+        dir
+    } else {
+        dir.join(format!("shard-{}-of-{}", shard.index, shard.count))
+    }
+}
+
+/// Starts the run, or resumes it when `dir` already holds this very run and shard (so a
+/// retried array job finishes or does nothing), or refuses a different run there.
+fn start_or_retry(plan: &Plan, dir: PathBuf, shard: Shard, exec: &Execution) -> Result<()> {
+    if dir.join(rundir::MANIFEST).exists() {
+        if let Ok(existing) = RunDir::open(&dir)
+            && existing.manifest.config_hash == plan.hash()
+            && existing.shard() == shard
+        {
+            return tournament::resume(&dir, exec);
+        }
+        bail!(
+            "{} already holds another run; finish it with `arena run --resume {}` or choose another --out",
+            dir.display(),
+            dir.display()
+        );
+    }
+    tournament::start(plan, &dir, shard, exec)
+}
+
+/// `name=spec` when the part before `=` is a plain name (a spec never has `=` before its
+/// first `:`), else a bare spec.
+fn agent_entry(text: String) -> AgentEntry {
+    if let Some((name, spec)) = text.split_once('=')
+        && !name.is_empty()
+        && !name.contains(':')
+        && !name.contains(char::is_whitespace)
+    {
+        return AgentEntry::Named(NamedAgent {
+            name: Some(name.to_owned()),
+            spec: spec.to_owned(),
+        });
+    }
+    AgentEntry::Spec(text)
+}
+
+pub fn run_match(args: MatchArgs) -> Result<()> {
+    let config = Config {
+        game: args.game,
+        cases: args.cases.map(Cases::Text),
+        games_per_case: args.games_per_case,
+        seed: args.seed,
+        agents: args.agents.into_iter().map(agent_entry).collect(),
+        concurrency: None,
+        out: None,
+        sprt: None,
+        limits: None,
+    };
+    let plan = Plan::resolve(&config)?;
+    let exec = execution(&args.exec, None)?;
+    let shard = args.shard.shard()?;
+    let dir = args.out.unwrap_or_else(|| default_dir(&plan, shard));
+    start_or_retry(&plan, dir, shard, &exec)
+}
+
+pub fn merge(args: MergeArgs) -> Result<()> {
+    let existed = args.out.exists();
+    let merged = match rundir::merge::merge(&args.out, &args.shards) {
+        Ok(m) => m,
+        Err(e) => {
+            // A merge that failed half-way leaves nothing behind to be mistaken for a run.
+            if !existed && args.out.join(rundir::MANIFEST).exists() {
+                let _ = std::fs::remove_dir_all(&args.out);
+            }
+            return Err(e);
+        }
+    };
+    let table = tournament::write_summaries(&merged.run, &merged.tally, merged.stopped_early)?;
+    merged.run.log(&format!(
+        "merged {} games from {} shards{}",
+        merged.games,
+        args.shards.len(),
+        if merged.stopped_early {
+            " (cut by the SPRT)"
+        } else {
+            ""
+        }
+    ))?;
+    emit(&format!(
+        "merged {} games from {} shards into {}\n\n{table}",
+        merged.games,
+        args.shards.len(),
+        args.out.display()
+    ))
+}
+
+pub fn replay(args: ReplayArgs) -> Result<()> {
+    emit(&tournament::replay(&args.dir, args.game)?)
+}

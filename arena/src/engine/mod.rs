@@ -1,0 +1,14 @@
+//! The run engine: the schedule (game `i` by arithmetic), workers that play jobs on a
+//! rayon pool, a reorder buffer that hands records to observers in game order, and a
+//! clean stop. It knows the [`Task`](crate::task::Task) trait, never a game, and it
+//! writes nothing itself: observers (the results writer, progress, the aggregate, the
+//! SPRT monitor) receive records and can only answer "stop".
+
+mod observer;
+mod run;
+mod schedule;
+pub mod stop;
+
+pub use observer::{Flow, Observer, SprtMonitor};
+pub use run::{Execution, RunEnd, Span, play_all};
+pub use schedule::{Schedule, Shard};

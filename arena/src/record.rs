@@ -1,0 +1,304 @@
+//! The record: one finished game, the hinge between the engine and everything after it.
+//! The writer, progress, statistics, reports, resume, replay and merge read records,
+//! never strings or engine state. `games.csv` is records in game order (`docs/csv.md`).
+
+use std::fmt;
+use std::str::FromStr;
+
+use arena_core::AgentError;
+
+/// Where a game sits in the schedule. Everything here follows from `index` and the plan
+/// (`engine::Schedule::job`); a record read back is checked against it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct JobKey {
+    /// The game's number: its row in `games.csv`, counting from 0.
+    pub index: u64,
+    /// Index into the plan's matchups (`Plan::matchups`).
+    pub matchup: u16,
+    /// Index into the plan's cases.
+    pub case: u16,
+    /// The pair's number within its case and matchup; both games of a pair share the
+    /// deal or opening (D5, Q8).
+    pub pair: u32,
+    /// 0 or 1: which game of the pair (the second exchanges the seats).
+    pub game: u8,
+}
+
+impl JobKey {
+    /// The global pair number, `index / 2`: what shards split on.
+    pub fn global_pair(&self) -> u64 {
+        self.index / 2
+    }
+}
+
+/// One of a matchup's two agents, as the row names them (`agent_a`, `agent_b`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Side {
+    A,
+    B,
+}
+
+impl Side {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Side::A => "a",
+            Side::B => "b",
+        }
+    }
+}
+
+impl FromStr for Side {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Side, String> {
+        match s {
+            "a" => Ok(Side::A),
+            "b" => Ok(Side::B),
+            _ => Err(format!("expected `a` or `b`, got {s:?}")),
+        }
+    }
+}
+
+/// How a game ended: by the rules, or by one side's forfeit (D14, Q7).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Termination {
+    /// Dominoes: a hand emptied (D12).
+    Domino,
+    /// Dominoes: two passes in a row (D13).
+    Blocked,
+    /// Quarto: a line of four sharing an attribute.
+    Line,
+    /// Quarto: the board filled with no line (a draw).
+    Full,
+    Timeout,
+    Crash,
+    Malformed,
+    Illegal,
+    Memory,
+    Startup,
+}
+
+impl Termination {
+    pub const ALL: [Termination; 10] = [
+        Termination::Domino,
+        Termination::Blocked,
+        Termination::Line,
+        Termination::Full,
+        Termination::Timeout,
+        Termination::Crash,
+        Termination::Malformed,
+        Termination::Illegal,
+        Termination::Memory,
+        Termination::Startup,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Termination::Domino => "domino",
+            Termination::Blocked => "blocked",
+            Termination::Line => "line",
+            Termination::Full => "full",
+            Termination::Timeout => "timeout",
+            Termination::Crash => "crash",
+            Termination::Malformed => "malformed",
+            Termination::Illegal => "illegal",
+            Termination::Memory => "memory",
+            Termination::Startup => "startup",
+        }
+    }
+
+    /// Whether this ends a game by forfeit rather than by the rules.
+    pub fn is_forfeit(self) -> bool {
+        !matches!(
+            self,
+            Termination::Domino | Termination::Blocked | Termination::Line | Termination::Full
+        )
+    }
+
+    /// The forfeit kinds, in a fixed order (for per-kind counts).
+    pub const FORFEITS: [Termination; 6] = [
+        Termination::Timeout,
+        Termination::Crash,
+        Termination::Malformed,
+        Termination::Illegal,
+        Termination::Memory,
+        Termination::Startup,
+    ];
+}
+
+impl From<&AgentError> for Termination {
+    fn from(e: &AgentError) -> Termination {
+        match e {
+            AgentError::Timeout(_) => Termination::Timeout,
+            AgentError::Crash(_) => Termination::Crash,
+            AgentError::Malformed(_) => Termination::Malformed,
+            AgentError::Memory(_) => Termination::Memory,
+            AgentError::Startup(_) => Termination::Startup,
+        }
+    }
+}
+
+impl fmt::Display for Termination {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl FromStr for Termination {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Termination, String> {
+        Termination::ALL
+            .into_iter()
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| format!("unknown termination {s:?}"))
+    }
+}
+
+/// Agent A's result in one game. Scores are exact halves, so they are kept as an enum
+/// rather than a float.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Score {
+    Loss,
+    Draw,
+    Win,
+}
+
+impl Score {
+    pub fn from_f64(x: f64) -> Option<Score> {
+        if x == 0.0 {
+            Some(Score::Loss)
+        } else if x == 0.5 {
+            Some(Score::Draw)
+        } else if x == 1.0 {
+            Some(Score::Win)
+        } else {
+            None
+        }
+    }
+
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Score::Loss => 0.0,
+            Score::Draw => 0.5,
+            Score::Win => 1.0,
+        }
+    }
+
+    /// The other side's score.
+    pub fn flipped(self) -> Score {
+        match self {
+            Score::Loss => Score::Win,
+            Score::Draw => Score::Draw,
+            Score::Win => Score::Loss,
+        }
+    }
+
+    /// As written in `games.csv`: `1`, `0.5`, `0`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Score::Loss => "0",
+            Score::Draw => "0.5",
+            Score::Win => "1",
+        }
+    }
+}
+
+impl FromStr for Score {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Score, String> {
+        match s {
+            "0" => Ok(Score::Loss),
+            "0.5" => Ok(Score::Draw),
+            "1" => Ok(Score::Win),
+            _ => Err(format!("a score is 0, 0.5 or 1, got {s:?}")),
+        }
+    }
+}
+
+/// The outcome of a two-seat game, from the matchup's point of view.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Duel {
+    pub score_a: Score,
+    /// The agent whose side opened the game (Dominoes: the starting tile's owner, D6;
+    /// Quarto: the side to move after the seeded opening).
+    pub first: Side,
+    /// Who forfeited, when `termination` is a forfeit.
+    pub forfeit: Option<Side>,
+}
+
+/// One extra column value a task declares (`Task::extra_columns`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Extra {
+    Int(i64),
+    Text(String),
+}
+
+impl fmt::Display for Extra {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Extra::Int(n) => write!(f, "{n}"),
+            Extra::Text(s) => f.write_str(s),
+        }
+    }
+}
+
+impl Extra {
+    /// Reads a cell back: integers stay integers, anything else is text.
+    pub fn parse(cell: &str) -> Extra {
+        match cell.parse::<i64>() {
+            Ok(n) if n.to_string() == cell => Extra::Int(n),
+            _ => Extra::Text(cell.to_owned()),
+        }
+    }
+}
+
+/// One finished game.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Record {
+    pub key: JobKey,
+    pub outcome: Duel,
+    pub termination: Termination,
+    /// Decisions the agents made (automatic first tile and opening plies excluded).
+    pub plies: u32,
+    /// The task's extra columns, in `Task::extra_columns` order.
+    pub extras: Vec<Extra>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn terminations_round_trip_through_their_names() {
+        for t in Termination::ALL {
+            assert_eq!(t.to_string().parse::<Termination>(), Ok(t));
+        }
+        assert!("resign".parse::<Termination>().is_err());
+        assert_eq!(
+            Termination::ALL.iter().filter(|t| t.is_forfeit()).count(),
+            Termination::FORFEITS.len()
+        );
+    }
+
+    #[test]
+    fn scores_round_trip_and_flip() {
+        for s in [Score::Loss, Score::Draw, Score::Win] {
+            assert_eq!(s.as_str().parse::<Score>(), Ok(s));
+            assert_eq!(Score::from_f64(s.as_f64()), Some(s));
+            assert_eq!(s.flipped().as_f64(), 1.0 - s.as_f64());
+        }
+        assert!("0.25".parse::<Score>().is_err());
+        assert!("1.0".parse::<Score>().is_err());
+    }
+
+    #[test]
+    fn extras_read_back_as_written() {
+        for e in [
+            Extra::Int(0),
+            Extra::Int(-3),
+            Extra::Text("6-6".into()),
+            Extra::Text("007".into()),
+        ] {
+            assert_eq!(Extra::parse(&e.to_string()), e);
+        }
+    }
+}

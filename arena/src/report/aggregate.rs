@@ -1,0 +1,159 @@
+//! The aggregate: per-matchup, per-case counts built record by record in game order
+//! (an observer), from which every exporter reads the same [`Report`].
+
+use anyhow::Result;
+
+use super::summary::{CellReport, MatchupReport, Report, SprtReport};
+use crate::config::Plan;
+use crate::engine::{Flow, Observer};
+use crate::record::{Record, Side, Termination};
+use crate::stats::{Pentanomial, Sprt, SprtDecision, Wdl};
+
+/// Running counts for one cell (a matchup, over one case or over all).
+#[derive(Clone, Debug, Default)]
+pub struct Cell {
+    pub wdl: Wdl,
+    pub pairs: Pentanomial,
+    /// Forfeits by agent A and by agent B, per kind (in `Termination::FORFEITS` order).
+    pub forfeits: [[u64; 6]; 2],
+    open_pair: Option<f64>,
+}
+
+impl Cell {
+    fn add(&mut self, record: &Record) -> Result<()> {
+        let score = record.outcome.score_a.as_f64();
+        self.wdl.push_game_score(score)?;
+        match self.open_pair.take() {
+            None => self.open_pair = Some(score),
+            Some(first) => self.pairs.push_pair(first, score)?,
+        }
+        if let (Some(kind), Some(who)) = (
+            Termination::FORFEITS
+                .iter()
+                .position(|&f| f == record.termination),
+            record.outcome.forfeit,
+        ) {
+            self.forfeits[usize::from(who == Side::B)][kind] += 1;
+        }
+        Ok(())
+    }
+
+    pub fn games(&self) -> u64 {
+        self.wdl.wins + self.wdl.draws + self.wdl.losses
+    }
+}
+
+/// Everything the reports need, built record by record in game order.
+pub struct Tally {
+    names: Vec<(String, String)>,
+    cases: Vec<String>,
+    /// Records seen.
+    pub games: u64,
+    /// `cells[matchup][case]`; the overall cell is kept separately.
+    cells: Vec<Vec<Cell>>,
+    overall: Vec<Cell>,
+    sprt: Option<Sprt>,
+}
+
+impl Tally {
+    pub fn new(plan: &Plan) -> Result<Tally> {
+        let names: Vec<(String, String)> = plan
+            .matchups()
+            .iter()
+            .map(|&(a, b)| (plan.agents[a].name.clone(), plan.agents[b].name.clone()))
+            .collect();
+        let sprt = match plan.sprt {
+            Some(s) => Some(Sprt::new(s.elo0, s.elo1, s.alpha, s.beta)?),
+            None => None,
+        };
+        Ok(Tally {
+            cells: vec![vec![Cell::default(); plan.cases.len()]; names.len()],
+            overall: vec![Cell::default(); names.len()],
+            names,
+            cases: plan.cases.clone(),
+            games: 0,
+            sprt,
+        })
+    }
+
+    pub fn add(&mut self, record: &Record) -> Result<()> {
+        let (m, c) = (
+            usize::from(record.key.matchup),
+            usize::from(record.key.case),
+        );
+        self.cells[m][c].add(record)?;
+        self.overall[m].add(record)?;
+        self.games += 1;
+        Ok(())
+    }
+
+    /// The points agent A of `record`'s matchup has in `record`'s case so far, and games.
+    pub fn case_points(&self, record: &Record) -> (f64, u64) {
+        let cell = &self.cells[usize::from(record.key.matchup)][usize::from(record.key.case)];
+        (cell.wdl.points(), cell.games())
+    }
+
+    pub fn overall_points(&self) -> (f64, u64) {
+        self.overall
+            .first()
+            .map_or((0.0, 0), |c| (c.wdl.points(), c.games()))
+    }
+
+    pub fn sprt_llr(&self) -> Option<(f64, Sprt)> {
+        let sprt = self.sprt?;
+        Some((sprt.llr_pentanomial(&self.overall[0].pairs), sprt))
+    }
+
+    pub fn report(&self) -> Report {
+        let matchups = self
+            .names
+            .iter()
+            .enumerate()
+            .map(|(m, (a, b))| {
+                let mut cases: Vec<CellReport> = self.cells[m]
+                    .iter()
+                    .zip(&self.cases)
+                    .filter(|(cell, _)| cell.games() > 0)
+                    .map(|(cell, case)| CellReport::new(a, b, case, cell))
+                    .collect();
+                let overall = CellReport::new(a, b, "all", &self.overall[m]);
+                let sprt = (m == 0)
+                    .then(|| self.sprt_llr())
+                    .flatten()
+                    .map(|(llr, sprt)| {
+                        let (lower, upper) = sprt.bounds();
+                        SprtReport {
+                            elo0: sprt.elo0,
+                            elo1: sprt.elo1,
+                            alpha: sprt.alpha,
+                            beta: sprt.beta,
+                            llr,
+                            lower,
+                            upper,
+                            decision: match sprt.decision(llr) {
+                                Some(SprtDecision::AcceptH1) => "H1",
+                                Some(SprtDecision::AcceptH0) => "H0",
+                                None => "none",
+                            },
+                        }
+                    });
+                cases.shrink_to_fit();
+                MatchupReport {
+                    agent_a: a.clone(),
+                    agent_b: b.clone(),
+                    overall,
+                    cases,
+                    sprt,
+                }
+            })
+            .collect();
+        Report { matchups }
+    }
+}
+
+impl Observer for Tally {
+    fn record(&mut self, record: &Record) -> Result<Flow> {
+        self.add(record)?;
+        Ok(Flow::Continue)
+    }
+}

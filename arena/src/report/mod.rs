@@ -1,0 +1,12 @@
+//! Reports: the aggregate built from records, the report it yields, and the exporters
+//! that write it (CSV, JSON, console), plus the progress bars.
+
+pub mod aggregate;
+pub mod export;
+pub mod progress;
+pub mod summary;
+
+pub use aggregate::Tally;
+pub use export::{ConsoleTable, Exporter, RunFacts};
+pub use progress::Progress;
+pub use summary::Report;

@@ -1,0 +1,113 @@
+//! Progress bars (an observer): one overall, one per case, with ETA and agent A's running
+//! score. Hidden when stderr is not a terminal or with `--progress never`.
+
+use std::io::IsTerminal;
+
+use anyhow::Result;
+use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::config::Plan;
+use crate::engine::{Flow, Observer};
+use crate::record::Record;
+
+pub struct Progress {
+    visible: bool,
+    /// Messages are redrawn at most every 100 ms: formatting them per game would cost
+    /// more than a fast game.
+    last_message: std::time::Instant,
+    overall: ProgressBar,
+    /// Per case: its bar, and agent A's points and games so far.
+    cases: Vec<(Option<ProgressBar>, f64, u64)>,
+    points: f64,
+    games: u64,
+    first_agent: String,
+}
+
+impl Progress {
+    /// `total` games in this run or shard, `done` of them already played.
+    pub fn new(enabled: bool, plan: &Plan, total: u64, done: u64) -> Progress {
+        let visible = enabled && std::io::stderr().is_terminal();
+        let multi = MultiProgress::with_draw_target(if visible {
+            ProgressDrawTarget::stderr()
+        } else {
+            ProgressDrawTarget::hidden()
+        });
+        let style =
+            ProgressStyle::with_template("{prefix:>10} {bar:30} {pos:>6}/{len:6} {msg} ETA {eta}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar());
+        let overall = multi.add(ProgressBar::new(total));
+        overall.set_style(style.clone());
+        overall.set_prefix("all");
+        overall.set_position(done);
+        let per_case = total / plan.cases.len().max(1) as u64;
+        // Many cases would flood the screen: per-case bars only up to 24.
+        let cases = plan
+            .cases
+            .iter()
+            .map(|case| {
+                let bar = (plan.cases.len() <= 24).then(|| {
+                    let bar = multi.add(ProgressBar::new(per_case));
+                    bar.set_style(style.clone());
+                    bar.set_prefix(case.clone());
+                    bar
+                });
+                (bar, 0.0, 0)
+            })
+            .collect();
+        Progress {
+            visible,
+            last_message: std::time::Instant::now(),
+            overall,
+            cases,
+            points: 0.0,
+            games: 0,
+            first_agent: plan
+                .agents
+                .first()
+                .map(|a| a.name.clone())
+                .unwrap_or_default(),
+        }
+    }
+
+    pub fn finish(&self) {
+        for (bar, ..) in &self.cases {
+            if let Some(bar) = bar {
+                bar.finish();
+            }
+        }
+        self.overall.finish();
+    }
+}
+
+impl Observer for Progress {
+    fn record(&mut self, record: &Record) -> Result<Flow> {
+        if !self.visible {
+            return Ok(Flow::Continue);
+        }
+        let score = record.outcome.score_a.as_f64();
+        self.overall.inc(1);
+        if record.key.matchup == 0 {
+            self.points += score;
+            self.games += 1;
+        }
+        let redraw = self.last_message.elapsed() >= std::time::Duration::from_millis(100);
+        if redraw {
+            self.last_message = std::time::Instant::now();
+            self.overall.set_message(format!(
+                "{} {}/{}",
+                self.first_agent, self.points, self.games
+            ));
+        }
+        if let Some((bar, points, games)) = self.cases.get_mut(usize::from(record.key.case)) {
+            *points += score;
+            *games += 1;
+            if let Some(bar) = bar {
+                bar.inc(1);
+                if redraw {
+                    bar.set_message(format!("{points}/{games}"));
+                }
+            }
+        }
+        Ok(Flow::Continue)
+    }
+}

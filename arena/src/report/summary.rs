@@ -1,0 +1,108 @@
+//! The report every exporter reads: per matchup, one row per case and one overall.
+
+use serde::Serialize;
+
+use super::aggregate::Cell;
+use crate::stats::{EloEstimate, Wilson, Z_95};
+
+/// One row of `summary.csv`: agent A's results against agent B in one case or `all`.
+#[derive(Clone, Debug, Serialize)]
+pub struct CellReport {
+    pub agent_a: String,
+    pub agent_b: String,
+    pub case: String,
+    pub games: u64,
+    pub wins: u64,
+    pub draws: u64,
+    pub losses: u64,
+    /// Wins + ties/2: the TCO09 score of agent A (out of `games`).
+    pub points: f64,
+    /// Points per 100 games.
+    pub score: f64,
+    /// Wilson 95% interval of the score, per 100 games.
+    pub ci_low: f64,
+    pub ci_high: f64,
+    /// Pair counts by agent A's pair score 0, 1/4, 1/2, 3/4, 1.
+    pub ptnml_0: u64,
+    pub ptnml_1: u64,
+    pub ptnml_2: u64,
+    pub ptnml_3: u64,
+    pub ptnml_4: u64,
+    /// Elo of A over B from the pairs, with its 95% interval, and the LOS.
+    pub elo: f64,
+    pub elo_low: f64,
+    pub elo_high: f64,
+    pub los: f64,
+    pub forfeits_a: u64,
+    pub forfeits_b: u64,
+}
+
+impl CellReport {
+    pub(super) fn new(a: &str, b: &str, case: &str, cell: &Cell) -> CellReport {
+        let wilson = Wilson::from_wdl(&cell.wdl, Z_95);
+        let elo = EloEstimate::from_pentanomial(&cell.pairs, Z_95);
+        let p = cell.pairs.0;
+        CellReport {
+            agent_a: a.to_owned(),
+            agent_b: b.to_owned(),
+            case: case.to_owned(),
+            games: cell.games(),
+            wins: cell.wdl.wins,
+            draws: cell.wdl.draws,
+            losses: cell.wdl.losses,
+            points: cell.wdl.points(),
+            score: round(100.0 * cell.wdl.score(), 2),
+            ci_low: round(100.0 * wilson.lower, 2),
+            ci_high: round(100.0 * wilson.upper, 2),
+            ptnml_0: p[0],
+            ptnml_1: p[1],
+            ptnml_2: p[2],
+            ptnml_3: p[3],
+            ptnml_4: p[4],
+            elo: round(elo.elo, 2),
+            elo_low: round(elo.lower, 2),
+            elo_high: round(elo.upper, 2),
+            los: round(elo.los, 4),
+            forfeits_a: cell.forfeits[0].iter().sum(),
+            forfeits_b: cell.forfeits[1].iter().sum(),
+        }
+    }
+
+    /// Whether the 95% interval excludes an even score.
+    pub fn significant(&self) -> bool {
+        self.games > 0 && (self.ci_low > 50.0 || self.ci_high < 50.0)
+    }
+}
+
+/// Rounded for stable, readable reports (the raw counts are in the same row).
+fn round(x: f64, digits: i32) -> f64 {
+    let f = 10f64.powi(digits);
+    (x * f).round() / f
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SprtReport {
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub llr: f64,
+    pub lower: f64,
+    pub upper: f64,
+    /// `H1`, `H0` or `none`.
+    pub decision: &'static str,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct MatchupReport {
+    pub agent_a: String,
+    pub agent_b: String,
+    pub overall: CellReport,
+    pub cases: Vec<CellReport>,
+    pub sprt: Option<SprtReport>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub matchups: Vec<MatchupReport>,
+}

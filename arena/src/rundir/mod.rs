@@ -1,0 +1,224 @@
+//! The run directory: its layout, the manifest that ties it to one resolved config, the
+//! results file, and merging shards. Everything read from a run directory is checked; an
+//! edited, foreign or torn file is refused with its name (exit 2), never trusted.
+
+pub mod merge;
+pub mod results;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use serde::{Deserialize, Serialize};
+
+use crate::config::{Config, Plan};
+use crate::engine::Shard;
+
+pub const CONFIG_TOML: &str = "config.toml";
+pub const MANIFEST: &str = "manifest.json";
+pub const GAMES_CSV: &str = "games.csv";
+pub const LOG: &str = "run.log";
+/// The version of `games.csv` and the manifest (`docs/csv.md`).
+pub const SCHEMA: u32 = 2;
+
+/// What a run directory is: written once when it is created, checked on every open.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Manifest {
+    pub schema: u32,
+    pub arena: String,
+    pub game: String,
+    pub seed: u64,
+    /// `Plan::hash` of `config.toml`.
+    pub config_hash: String,
+    /// Games in the whole run, and in this shard.
+    pub games: u64,
+    pub shard_games: u64,
+    pub shard_index: u64,
+    pub shard_count: u64,
+}
+
+impl Manifest {
+    pub fn new(plan: &Plan, shard: Shard) -> Manifest {
+        let schedule = plan.schedule();
+        Manifest {
+            schema: SCHEMA,
+            arena: env!("CARGO_PKG_VERSION").to_owned(),
+            game: plan.game.clone(),
+            seed: plan.seed,
+            config_hash: plan.hash(),
+            games: schedule.len(),
+            shard_games: schedule.shard_len(shard),
+            shard_index: shard.index,
+            shard_count: shard.count,
+        }
+    }
+
+    pub fn shard(&self) -> Shard {
+        Shard {
+            index: self.shard_index,
+            count: self.shard_count,
+        }
+    }
+}
+
+/// An open run directory with its plan and shard.
+pub struct RunDir {
+    pub dir: PathBuf,
+    pub plan: Plan,
+    pub manifest: Manifest,
+}
+
+/// Writes `path` whole or not at all (a temporary file renamed over it).
+pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
+    let tmp = path.with_extension("tmp");
+    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
+    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
+    Ok(())
+}
+
+impl RunDir {
+    /// Creates a new run directory for `plan` (refusing one that holds a run).
+    pub fn create(dir: &Path, plan: &Plan, shard: Shard) -> Result<RunDir> {
+        if dir.join(CONFIG_TOML).exists() || dir.join(MANIFEST).exists() {
+            bail!(
+                "{} already holds a run; finish it with `arena run --resume {}` or choose another --out",
+                dir.display(),
+                dir.display()
+            );
+        }
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        write_atomic(&dir.join(CONFIG_TOML), &plan.to_toml())?;
+        let manifest = Manifest::new(plan, shard);
+        write_atomic(
+            &dir.join(MANIFEST),
+            &(serde_json::to_string_pretty(&manifest)? + "\n"),
+        )?;
+        Ok(RunDir {
+            dir: dir.to_owned(),
+            plan: plan.clone(),
+            manifest,
+        })
+    }
+
+    /// Opens an existing run directory, checking that its config and manifest agree.
+    pub fn open(dir: &Path) -> Result<RunDir> {
+        let config_path = dir.join(CONFIG_TOML);
+        let manifest_path = dir.join(MANIFEST);
+        if !config_path.exists() && !manifest_path.exists() {
+            bail!(
+                "{} is not a run directory: it has no {CONFIG_TOML} and no {MANIFEST}",
+                dir.display()
+            );
+        }
+        let config = Config::load(&config_path)?;
+        let plan = Plan::resolve(&config)
+            .with_context(|| format!("in config {}", config_path.display()))?;
+        let text = std::fs::read_to_string(&manifest_path)
+            .with_context(|| format!("cannot read {}", manifest_path.display()))?;
+        let manifest: Manifest = serde_json::from_str(&text).map_err(|e| {
+            anyhow::anyhow!(
+                "{} is not a valid manifest ({e}); it was edited or torn",
+                manifest_path.display()
+            )
+        })?;
+        if manifest.schema != SCHEMA {
+            bail!(
+                "{} has schema {}, this arena reads schema {SCHEMA}",
+                manifest_path.display(),
+                manifest.schema
+            );
+        }
+        if manifest.config_hash != plan.hash() {
+            bail!(
+                "{} was edited since the run started: its hash is {}, {} says {}; results of two configs cannot be mixed (start a new run instead)",
+                config_path.display(),
+                plan.hash(),
+                manifest_path.display(),
+                manifest.config_hash
+            );
+        }
+        let expected = Manifest {
+            arena: manifest.arena.clone(),
+            ..Manifest::new(&plan, manifest.shard())
+        };
+        if Shard::new(manifest.shard_index, manifest.shard_count).is_err() || manifest != expected {
+            bail!(
+                "{} does not match {}: it was edited",
+                manifest_path.display(),
+                config_path.display()
+            );
+        }
+        Ok(RunDir {
+            dir: dir.to_owned(),
+            plan,
+            manifest,
+        })
+    }
+
+    pub fn shard(&self) -> Shard {
+        self.manifest.shard()
+    }
+
+    pub fn games_csv(&self) -> PathBuf {
+        self.dir.join(GAMES_CSV)
+    }
+
+    /// Appends a line to `run.log` (the only file with timings).
+    pub fn log(&self, line: &str) -> Result<()> {
+        let path = self.dir.join(LOG);
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .with_context(|| format!("opening {}", path.display()))?;
+        writeln!(f, "{line}").with_context(|| format!("writing {}", path.display()))?;
+        Ok(())
+    }
+}
+
+/// The default output directory: `results/<game>-<UTC timestamp>`, made unique.
+pub fn default_out_dir(game: &str) -> PathBuf {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let base = format!("results/{game}-{}", utc_stamp(secs));
+    let mut dir = PathBuf::from(&base);
+    let mut k = 1;
+    while dir.exists() {
+        k += 1;
+        dir = PathBuf::from(format!("{base}-{k}"));
+    }
+    dir
+}
+
+/// `YYYYmmdd-HHMMSS` for Unix seconds (civil-from-days, proleptic Gregorian, UTC).
+fn utc_stamp(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
+        rem / 3600,
+        rem / 60 % 60,
+        rem % 60
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn utc_stamps() {
+        assert_eq!(super::utc_stamp(0), "19700101-000000");
+        assert_eq!(super::utc_stamp(1_795_435_200), "20261123-120000");
+    }
+}

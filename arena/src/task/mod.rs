@@ -1,0 +1,126 @@
+//! The task registry: every game (and, later, puzzle) Arena runs, by name. The engine,
+//! the run directory and the reports know the [`Task`] trait, never a game; a new game is
+//! a folder here and one line in [`REGISTRY`] (`docs/architecture.md`).
+
+pub mod dominoes;
+pub mod duel;
+pub mod quarto;
+
+use std::sync::Arc;
+
+use agents::Spec;
+use anyhow::Result;
+
+use crate::config::Plan;
+use crate::external::ExternalRuntime;
+use crate::record::{JobKey, Record};
+
+/// A kind of run Arena knows: its cases, agents, records and tools.
+pub trait Task: Send + Sync {
+    /// The name configs and the command line use (`game = "dominoes"`).
+    fn name(&self) -> &'static str;
+
+    /// The cases a run plays when none are named, and what `all` expands to.
+    fn default_cases(&self) -> Vec<String>;
+
+    /// A case in canonical notation (`5, 4` becomes `5,4`), or why it is not one.
+    fn canonical_case(&self, text: &str) -> Result<String>;
+
+    /// Columns this task adds to `games.csv` after the common ones.
+    fn extra_columns(&self) -> &'static [&'static str];
+
+    /// Whether a built-in agent spec builds for this task (exec agents are checked when
+    /// they start).
+    fn check_agent(&self, spec: &Spec) -> Result<()>;
+
+    /// The plan's cases parsed once, ready to play jobs.
+    fn prepare(&self, plan: &Plan) -> Result<Box<dyn Prepared>>;
+
+    /// `arena serve`: a built-in agent over the line protocol on stdin/stdout.
+    fn serve(&self, spec: &Spec, seed: u64) -> Result<()>;
+
+    /// `arena solve`: one position's exact value and moves.
+    fn solve(&self, _position: &str, _options: &SolveOptions) -> Result<Solved> {
+        anyhow::bail!("arena solve has no solver for {}", self.name())
+    }
+
+    /// `arena perft`: move sequences of exactly `depth` plies from the empty board.
+    fn perft(&self, _variant: Option<&str>, _depth: u32) -> Result<u64> {
+        anyhow::bail!("arena perft does not count {} moves", self.name())
+    }
+
+    /// `arena train`: the learned evaluator's kind, when this task has one.
+    fn learned(&self) -> Option<agents::learned::GameKind> {
+        None
+    }
+}
+
+/// A task with a plan's cases parsed: plays and replays jobs. Shared by the workers.
+pub trait Prepared: Send + Sync {
+    /// Plays one job to its record. `external` runs the plan's `exec:` agents.
+    fn play(&self, job: &JobKey, external: Option<&Arc<ExternalRuntime>>) -> Result<Record>;
+
+    /// Plays one job again and draws it move by move (`arena replay`).
+    fn replay(
+        &self,
+        job: &JobKey,
+        external: Option<&Arc<ExternalRuntime>>,
+    ) -> Result<(String, Record)>;
+}
+
+/// Options of `arena solve`.
+#[derive(Clone, Debug, Default)]
+pub struct SolveOptions {
+    /// A game variant (Quarto: `lines` or `squares`).
+    pub variant: Option<String>,
+}
+
+/// A solved position: its canonical notation, value and optimal moves.
+#[derive(Clone, Debug)]
+pub struct Solved {
+    pub position: String,
+    pub value: String,
+    pub moves: Vec<String>,
+}
+
+/// Every task, by name. One line per game or puzzle.
+pub static REGISTRY: &[&dyn Task] = &[&dominoes::DOMINOES, &quarto::QUARTO];
+
+/// The task named `name`, or an error listing the known names.
+pub fn lookup(name: &str) -> Result<&'static dyn Task, UnknownTask> {
+    REGISTRY
+        .iter()
+        .copied()
+        .find(|t| t.name() == name)
+        .ok_or_else(|| UnknownTask(name.to_owned()))
+}
+
+/// The names of every task, for help texts and errors.
+pub fn names() -> Vec<&'static str> {
+    REGISTRY.iter().map(|t| t.name()).collect()
+}
+
+#[derive(Debug, thiserror::Error)]
+#[error("unknown game {0:?}; Arena knows {names}", names = names().join(", "))]
+pub struct UnknownTask(pub String);
+
+/// A clap value parser for task names.
+pub fn parse_name(s: &str) -> Result<String, String> {
+    lookup(s)
+        .map(|t| t.name().to_owned())
+        .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn names_are_unique_and_found() {
+        let names = super::names();
+        for (i, n) in names.iter().enumerate() {
+            assert!(!names[..i].contains(n), "{n} registered twice");
+            assert_eq!(super::lookup(n).unwrap().name(), *n);
+        }
+        let err = super::lookup("chess").err().unwrap().to_string();
+        assert!(err.contains("chess") && err.contains("dominoes"), "{err}");
+    }
+}
