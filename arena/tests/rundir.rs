@@ -112,10 +112,13 @@ fn a_torn_or_edited_manifest_is_refused_naming_the_file() {
     refused(&["run", "--resume", s(&run)], &["manifest.json"]);
 }
 
+/// A name, an edit of `games.csv`, and what the error must say.
+type Damage<'a> = (&'a str, &'a dyn Fn(&str) -> String, &'a [&'a str]);
+
 #[test]
 fn a_corrupt_or_foreign_results_file_is_refused_naming_file_and_line() {
     let t = tempfile::tempdir().unwrap();
-    let cases: [(&str, &dyn Fn(&str) -> String, &[&str]); 8] = [
+    let cases: [Damage; 8] = [
         (
             "garbage row",
             &|t| t.replacen(",domino,", ",resigned,", 1),
