@@ -5,6 +5,7 @@
 pub mod dominoes;
 pub mod duel;
 pub mod quarto;
+pub mod serve;
 
 use std::sync::Arc;
 

@@ -2,44 +2,22 @@
 //! view rebuilt from the TCO09 calls (history included) by `ViewTracker`, as they would
 //! in-process.
 
-use std::io::{BufRead, Write};
+use std::io::Write;
 
+use super::super::serve::{Seeds, reply};
 use agents::Spec;
-use anyhow::{Result, anyhow, bail};
+use anyhow::{Result, anyhow};
 use arena_core::dominoes::{DominoView, Dominoes};
 use arena_core::protocol::{DominoCall, ViewTracker};
 use arena_core::{Agent, Seat};
-use rand_chacha::ChaCha8Rng;
-use rand_chacha::rand_core::{Rng, SeedableRng};
-
-/// Seeds for the agents of successive games: a ChaCha8 stream of the given seed (the
-/// arena never tells a bot its seed, so a served randomized agent has its own).
-struct Seeds(ChaCha8Rng);
-
-impl Seeds {
-    fn next(&mut self) -> u64 {
-        self.0.next_u64()
-    }
-}
 
 pub fn run(spec: &Spec, seed: u64) -> Result<()> {
-    if matches!(spec, Spec::Exec { .. }) {
-        bail!("arena serve runs built-in agents; {spec} is already a program");
-    }
-    // Refuse an agent that cannot be built before answering anything, so a match
-    // records a start-up failure rather than a crash at the first game.
-    agents::dominoes::build(spec, seed)?;
-    let stdin = std::io::stdin().lock();
-    let mut lines = stdin.lines().map_while(Result::ok);
-    let mut out = std::io::stdout().lock();
-    let mut seeds = Seeds(ChaCha8Rng::seed_from_u64(seed));
-    serve_dominoes(spec, &mut lines, &mut out, &mut seeds)
-}
-
-fn reply(out: &mut impl Write, line: &str) -> Result<()> {
-    writeln!(out, "{line}")?;
-    out.flush()?;
-    Ok(())
+    super::super::serve::run(
+        spec,
+        seed,
+        |s, seed| agents::dominoes::build(s, seed).map(drop),
+        serve_dominoes,
+    )
 }
 
 fn serve_dominoes(
@@ -62,7 +40,7 @@ fn serve_dominoes(
                     .as_mut()
                     .ok_or_else(|| anyhow!("reset before init"))?;
                 t.reset(first);
-                let mut a = agents::dominoes::build(spec, seeds.next())?;
+                let mut a = agents::dominoes::build(spec, seeds.next_seed())?;
                 a.init(&t.case()).map_err(|e| anyhow!("{e}"))?;
                 agent = Some(a);
                 fresh = true;
