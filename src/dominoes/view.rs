@@ -117,11 +117,16 @@ impl<'a> DominoView<'a> {
     /// The legal moves as [`DominoView::legal_moves`] lists them, without allocating:
     /// for agents that decide millions of times.
     pub fn legal_move_list(&self) -> MoveList {
-        let (l, r) = (self.line.left(), self.line.right());
+        // Bit `t` of PIP_MASKS[p] says whether tile `t` shows `p`: one shift per tile.
+        let (l, r) = (
+            PIP_MASKS[self.line.left() as usize],
+            PIP_MASKS[self.line.right() as usize],
+        );
         let (mut left, mut right) = (0u64, 0u64);
         for (i, t) in self.hand.iter().enumerate() {
-            left |= u64::from(t.has(l)) << i;
-            right |= u64::from(t.has(r)) << i;
+            let t = t.index();
+            left |= (l >> t & 1) << i;
+            right |= (r >> t & 1) << i;
         }
         let fallback = if self.stock > 0 {
             DominoMove::Draw

@@ -181,11 +181,11 @@ impl<D: DuelGame> PreparedDuel<D> {
     }
 
     /// Plays `job` to the end; `observe` sees every step.
-    fn run(
+    fn run<F: FnMut(Step<'_, D::G>)>(
         &self,
         job: &JobKey,
         external: Option<&Arc<ExternalRuntime>>,
-        observe: &mut dyn FnMut(Step<'_, D::G>),
+        observe: &mut F,
     ) -> Result<Record> {
         let case = *self
             .cases
@@ -207,18 +207,17 @@ impl<D: DuelGame> PreparedDuel<D> {
         D::start_extras(&position, &mut extras);
         // slot 0 is agent A, slot 1 agent B.
         let seat_of = [seat_a, seat_a.other()];
-        let mut agents: Vec<Box<dyn Agent<D::G> + Send>> = Vec::with_capacity(2);
-        for (slot, agent) in [a, b].into_iter().enumerate() {
+        let build = |slot: usize, agent: usize| -> Result<Box<dyn Agent<D::G> + Send>> {
             let spec = &self.plan.agents[agent].spec;
-            let built: Box<dyn Agent<D::G> + Send> = match (spec, external) {
+            Ok(match (spec, external) {
                 (Spec::Exec { .. }, Some(rt)) => {
                     Box::new(rt.agent::<D::G>(agent, case.to_string()))
                 }
                 _ => D::build(spec, self.agent_seed(job, case, seat_of[slot]))
                     .with_context(|| format!("agent {:?}", self.plan.agents[agent].name))?,
-            };
-            agents.push(built);
-        }
+            })
+        };
+        let mut agents = [build(0, a)?, build(1, b)?];
         let slot_of = |seat: Seat| usize::from(seat != seat_a);
 
         let mut plies = 0u32;

@@ -33,7 +33,19 @@ impl DuelGame for DominoesGame {
 
     /// Agent A always holds seat A; the second game exchanges the hands (D5).
     fn start(case: Case, seed: u64, pair: u32, game: u8) -> (Dominoes, Seat) {
-        let deal = Deal::seeded(case, seed, pair);
+        // A worker usually plays both games of a pair in a row: shuffle once.
+        thread_local! {
+            static LAST: std::cell::Cell<Option<(Case, u64, u32, Deal)>> =
+                const { std::cell::Cell::new(None) };
+        }
+        let deal = LAST.with(|last| match last.get() {
+            Some((c, s, p, deal)) if (c, s, p) == (case, seed, pair) => deal,
+            _ => {
+                let deal = Deal::seeded(case, seed, pair);
+                last.set(Some((case, seed, pair, deal)));
+                deal
+            }
+        });
         let deal = if game == 0 {
             deal
         } else {
