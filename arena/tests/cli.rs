@@ -1071,6 +1071,9 @@ fn sprt_stops_early_and_identically_at_any_concurrency() {
             rows.len()
         );
         assert!(rows.len() < scheduled, "{} rows", rows.len());
+        // Cases are interleaved: a run stopped early has sampled every case.
+        let cases: BTreeSet<&str> = rows.iter().map(|r| r["case"].as_str()).collect();
+        assert_eq!(cases.len(), 4, "{cases:?} after {} games", rows.len());
         assert_eq!(json["matchups"][0]["overall"]["games"], rows.len());
         for (i, r) in rows.iter().enumerate() {
             assert_eq!(r["game"], i.to_string());
