@@ -272,3 +272,36 @@ fn a_confined_bot_cannot_read_the_run_directory() {
         assert_eq!(&r[9], "", "the snooping bot read the run directory: {r:?}");
     }
 }
+
+/// TopCoder's rule: once an agent's time for a case is used up, the rest of the case is
+/// lost at once. A sleeping bot with a small budget gives the same games.csv every run.
+#[test]
+fn a_spent_case_budget_loses_the_rest_of_the_case_identically_every_run() {
+    let fix = fixture();
+    let config = format!(
+        "game = \"dominoes\"\ncases = \"5,4\"\ngames_per_case = 12\nseed = 3\n\
+         agents = [\"greedy\", \"exec:python3 {fix} sleep\"]\n\
+         [limits]\ncase_budget_ms = 700\n"
+    );
+    let mut runs = Vec::new();
+    for _ in 0..3 {
+        let t = tempfile::tempdir().unwrap();
+        let (out, output) = run_config(t.path(), &config);
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let games = std::fs::read_to_string(out.join("games.csv")).unwrap();
+        let rows = rows(&out);
+        assert_eq!(rows.len(), 12);
+        // Every game is lost by the sleeper on time, the first one by the per-call wait,
+        // every later one at once (no play from it: `plies` counts only greedy's moves).
+        for r in &rows {
+            assert_eq!((&r[8], &r[9]), ("timeout", "b"), "{r:?}");
+        }
+        runs.push(games);
+    }
+    assert_eq!(runs[0], runs[1]);
+    assert_eq!(runs[1], runs[2]);
+}

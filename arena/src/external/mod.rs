@@ -197,6 +197,16 @@ impl ExternalRuntime {
         full.saturating_sub(used)
     }
 
+    /// Marks the case's budget as used up: every later call of this agent in this case
+    /// times out at once (TopCoder's rule), so results do not hang on the few
+    /// milliseconds a timed-out call leaves.
+    fn exhaust(&self, key: &Key) {
+        self.budgets.lock().expect("not poisoned").insert(
+            key.clone(),
+            Duration::from_millis(self.limits.case_budget_ms),
+        );
+    }
+
     fn spend(&self, key: &Key, took: Duration) {
         *self
             .budgets
@@ -285,6 +295,9 @@ impl<G: Wire> ExternalAgent<G> {
     fn call(&mut self, text: &str, cap: Duration) -> Result<String, AgentError> {
         let limits = self.runtime.limits;
         let remaining = self.runtime.remaining_budget(&self.key);
+        if remaining.is_zero() {
+            return Err(self.fail(AgentError::Timeout(SPENT.into())));
+        }
         let cap = cap.min(remaining);
         let process = self.process.as_mut().expect("started");
         match process.call(text, cap, &limits) {
@@ -296,7 +309,8 @@ impl<G: Wire> ExternalAgent<G> {
                 self.runtime.spend(&self.key, cap);
                 let e = match e {
                     AgentError::Timeout(why) if cap == remaining => {
-                        AgentError::Timeout(format!("{why}: the case's time budget is spent"))
+                        self.runtime.exhaust(&self.key);
+                        AgentError::Timeout(format!("{why}: {SPENT}"))
                     }
                     e => e,
                 };
@@ -306,8 +320,16 @@ impl<G: Wire> ExternalAgent<G> {
     }
 }
 
+/// Why a call of an agent whose case budget is used up fails.
+const SPENT: &str = "the case's time budget is spent";
+
 impl<G: Wire> Agent<G> for ExternalAgent<G> {
     fn init(&mut self, case: &G::Case) -> Result<(), AgentError> {
+        // A spent budget loses the rest of the case without starting anything.
+        if self.runtime.remaining_budget(&self.key).is_zero() {
+            self.healthy = false;
+            return Err(AgentError::Timeout(SPENT.into()));
+        }
         if let Some(p) = self.runtime.take_idle(&self.key) {
             self.process = Some(p);
             return Ok(());
