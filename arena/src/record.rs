@@ -251,12 +251,33 @@ impl Extra {
     }
 }
 
+/// The longest `reason` kept, in characters.
+pub const REASON_MAX: usize = 160;
+
+/// A forfeit's explanation, on one line and cut to [`REASON_MAX`] characters.
+pub fn reason(text: &str) -> String {
+    let one_line: String = text
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    let one_line = one_line.trim();
+    if one_line.chars().count() <= REASON_MAX {
+        one_line.to_owned()
+    } else {
+        let cut: String = one_line.chars().take(REASON_MAX - 1).collect();
+        format!("{cut}…")
+    }
+}
+
 /// One finished game.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Record {
     pub key: JobKey,
     pub outcome: Duel,
     pub termination: Termination,
+    /// Why a forfeit happened (the offending reply, the timeout, the refused move), cut to
+    /// [`REASON_MAX`] characters; empty when the game ended by the rules.
+    pub reason: String,
     /// Decisions the agents made (automatic first tile and opening plies excluded).
     pub plies: u32,
     /// The task's extra columns, in `Task::extra_columns` order.
@@ -288,6 +309,14 @@ mod tests {
         }
         assert!("0.25".parse::<Score>().is_err());
         assert!("1.0".parse::<Score>().is_err());
+    }
+
+    #[test]
+    fn reasons_are_one_line_and_bounded() {
+        assert_eq!(reason("no reply\nin 10 s\r"), "no reply in 10 s");
+        let long = reason(&"x".repeat(1000));
+        assert_eq!(long.chars().count(), REASON_MAX);
+        assert!(long.ends_with('…'));
     }
 
     #[test]

@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use crate::config::Plan;
 use crate::engine::{self, Execution, Observer, RunEnd, Shard, SprtMonitor};
 use crate::external::{ExecAgent, ExternalRuntime};
-use crate::report::{ConsoleTable, Exporter, Progress, RunFacts, Tally, export};
+use crate::report::{ConsoleTable, Exporter, Forfeits, Progress, RunFacts, Tally, export};
 use crate::rundir::results::{ResultsWriter, Torn, read_rows};
 use crate::rundir::{RunDir, write_atomic};
 
@@ -63,6 +63,7 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
     let total = schedule.shard_len(shard);
     let prepared = plan.task().prepare(plan)?;
     let mut tally = Tally::new(plan)?;
+    let mut forfeits = Forfeits::new(plan);
     // An SPRT is decided on the whole run in game order; shards leave it to `merge`.
     let mut sprt = match (&plan.sprt, shard.is_whole()) {
         (Some(s), true) => Some(SprtMonitor::new(s)?),
@@ -75,6 +76,7 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
     if games_csv.exists() {
         done = read_rows(&games_csv, plan, shard, Torn::Repair, &mut |record| {
             tally.record(&record)?;
+            forfeits.record(&record)?;
             match &mut sprt {
                 Some(s) => s.record(&record),
                 None => Ok(engine::Flow::Continue),
@@ -85,8 +87,9 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
     if done == total || decided {
         let table = write_summaries(run, &tally, decided)?;
         println!(
-            "nothing to do: {} is finished ({done} games)\n\n{table}",
-            run.dir.display()
+            "nothing to do: {} is finished ({done} games)\n\n{table}{}",
+            run.dir.display(),
+            forfeits.describe(&run.dir)
         );
         return Ok(());
     }
@@ -104,7 +107,8 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
     let mut progress = Progress::new(exec.progress, plan, total, done);
     engine::stop::install();
     let end = {
-        let mut observers: Vec<&mut dyn Observer> = vec![&mut writer, &mut tally, &mut progress];
+        let mut observers: Vec<&mut dyn Observer> =
+            vec![&mut writer, &mut tally, &mut forfeits, &mut progress];
         if let Some(s) = &mut sprt {
             observers.push(s);
         }
@@ -153,8 +157,12 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
         .into());
     }
     let table = write_summaries(run, &tally, end == RunEnd::Stopped).map_err(harness)?;
+    let forfeit_list = forfeits.describe(&run.dir);
+    if !forfeit_list.is_empty() {
+        run.log(forfeit_list.trim_end())?;
+    }
     println!(
-        "{} {played} games, seed {}{}, results in {}\n\n{table}",
+        "{} {played} games, seed {}{}, results in {}\n\n{table}{forfeit_list}",
         plan.game,
         plan.seed,
         if shard.is_whole() {

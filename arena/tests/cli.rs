@@ -10,7 +10,7 @@ use predicates::prelude::*;
 use tempfile::TempDir;
 
 const COMMON_HEADER: &str =
-    "game,case,pair,first,agent_a,agent_b,score_a,score_b,termination,forfeit,plies";
+    "game,case,pair,first,agent_a,agent_b,score_a,score_b,termination,forfeit,reason,plies";
 
 /// `games.csv`'s header (schema 2): the common columns, then the game's own.
 fn games_header(game: &str) -> String {
@@ -162,6 +162,7 @@ fn check_run(
         assert!([0.0, 0.5, 1.0].contains(&sa), "{ctx}");
         assert_eq!(sa + sb, 1.0, "{ctx}");
         assert_eq!(row["forfeit"], "", "{ctx}");
+        assert_eq!(row["reason"], "", "{ctx}");
         assert!(num(row, "plies") >= 1.0, "{ctx}");
         assert!(!row["start"].is_empty(), "{ctx}");
         match game {
@@ -627,6 +628,7 @@ fn a_missing_external_program_forfeits_its_games_as_startup() {
     for r in rows {
         assert_eq!(r["termination"], "startup");
         assert_eq!(r["forfeit"], "a");
+        assert!(r["reason"].contains("no-such-bot"), "{r:?}");
         assert_eq!(r["score_b"], "1");
     }
 }

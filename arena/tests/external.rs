@@ -200,11 +200,13 @@ fn every_kind_of_broken_bot_forfeits_only_its_own_games() {
         assert_eq!(score_a + score_b, 1.0);
         match forfeit {
             "a" => {
+                assert!(!r[10].is_empty(), "a forfeit says why: {r:?}");
                 assert_eq!(termination, expected(a), "{r:?}");
                 assert_eq!(score_a, 0.0);
                 *seen.entry(a.to_owned()).or_insert(0) += 1;
             }
             "b" => {
+                assert!(!r[10].is_empty(), "a forfeit says why: {r:?}");
                 assert_eq!(termination, expected(b), "{r:?}");
                 assert_eq!(score_b, 0.0);
                 *seen.entry(b.to_owned()).or_insert(0) += 1;
@@ -280,6 +282,7 @@ fn a_spent_case_budget_loses_the_rest_of_the_case_identically_every_run() {
     let fix = fixture();
     let config = format!(
         "game = \"dominoes\"\ncases = \"5,4\"\ngames_per_case = 12\nseed = 3\n\
+         concurrency = 1\n\
          agents = [\"greedy\", \"exec:python3 {fix} sleep\"]\n\
          [limits]\ncase_budget_ms = 700\n"
     );

@@ -307,11 +307,17 @@ impl<G: Wire> ExternalAgent<G> {
             }
             Err(e) => {
                 self.runtime.spend(&self.key, cap);
+                // No measured durations in the reason: it goes into games.csv, which
+                // must not depend on the machine's timing.
                 let e = match e {
                     AgentError::Timeout(why) if cap == remaining => {
                         self.runtime.exhaust(&self.key);
                         AgentError::Timeout(format!("{why}: {SPENT}"))
                     }
+                    AgentError::Timeout(why) => AgentError::Timeout(format!(
+                        "{why} within the per-call cap of {} ms",
+                        cap.as_millis()
+                    )),
                     e => e,
                 };
                 Err(self.fail(e))
@@ -339,6 +345,10 @@ impl<G: Wire> Agent<G> for ExternalAgent<G> {
         let startup = Duration::from_millis(self.runtime.limits.startup_ms);
         let process = self.process.as_mut().expect("just set");
         let limits = self.runtime.limits;
+        let command = self.runtime.agents[self.key.0]
+            .as_ref()
+            .map_or("", |a| a.command.as_str())
+            .to_owned();
         // Start-up time is not charged to the thinking budget.
         match process.call(&G::init_call(case), startup, &limits) {
             Ok(_) => Ok(()),
@@ -348,7 +358,7 @@ impl<G: Wire> Agent<G> for ExternalAgent<G> {
                     | AgentError::Crash(w)
                     | AgentError::Malformed(w)
                     | AgentError::Memory(w)
-                    | AgentError::Startup(w) => format!("no answer to init: {w}"),
+                    | AgentError::Startup(w) => format!("no answer to init from `{command}`: {w}"),
                 });
                 Err(self.fail(e))
             }

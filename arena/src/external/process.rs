@@ -156,15 +156,13 @@ impl Process {
             };
             match tokio::time::timeout(cap, write).await {
                 Err(_) => {
-                    return Err(AgentError::Timeout(format!(
-                        "not reading its input within {cap:?}"
-                    )));
+                    return Err(AgentError::Timeout("not reading its input".into()));
                 }
                 Ok(Err(e)) => return Err(self.crashed(&format!("writing the call: {e}")).await),
                 Ok(Ok(())) => {}
             }
             let line = match tokio::time::timeout(cap, self.read_line(limits.max_line)).await {
-                Err(_) => return Err(AgentError::Timeout(format!("no reply within {cap:?}"))),
+                Err(_) => return Err(AgentError::Timeout("no reply".into())),
                 Ok(Err(e)) => return Err(e),
                 Ok(Ok(None)) => return Err(self.crashed("closed its output").await),
                 Ok(Ok(Some(line))) => line,
@@ -223,7 +221,14 @@ impl Process {
                 "{what}; {status}; stderr says it ran out of memory"
             ));
         }
-        AgentError::Crash(format!("{what}; {status}"))
+        // The last thing it said is usually why (`sh: 1: ./bot: not found`, a traceback).
+        match tail.lines().rev().find(|l| !l.trim().is_empty()) {
+            Some(last) => {
+                let last: String = last.trim().chars().take(100).collect();
+                AgentError::Crash(format!("{what}; {status}; stderr: {last}"))
+            }
+            None => AgentError::Crash(format!("{what}; {status}")),
+        }
     }
 
     /// Ends processes politely: EOF on stdin, up to `grace` to exit, then a kill; every

@@ -3,10 +3,12 @@
 
 pub mod aggregate;
 pub mod export;
+pub mod forfeits;
 pub mod progress;
 pub mod summary;
 
 pub use aggregate::Tally;
 pub use export::{ConsoleTable, Exporter, RunFacts};
+pub use forfeits::Forfeits;
 pub use progress::Progress;
 pub use summary::Report;

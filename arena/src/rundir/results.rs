@@ -15,7 +15,7 @@ use crate::engine::{Flow, Observer, Schedule, Shard};
 use crate::record::{Duel, Extra, Record, Score, Side, Termination};
 
 /// The columns every game has, before the task's own.
-pub const COMMON_COLUMNS: [&str; 11] = [
+pub const COMMON_COLUMNS: [&str; 12] = [
     "game",
     "case",
     "pair",
@@ -26,6 +26,7 @@ pub const COMMON_COLUMNS: [&str; 11] = [
     "score_b",
     "termination",
     "forfeit",
+    "reason",
     "plies",
 ];
 
@@ -124,6 +125,10 @@ impl Codec {
         ] {
             out.extend_from_slice(cell.as_bytes());
         }
+        if !record.reason.is_empty() {
+            out.extend_from_slice(csv_cell(&record.reason).as_bytes());
+        }
+        out.push(b',');
         decimal(out, u64::from(record.plies));
         for e in &record.extras {
             match e {
@@ -197,9 +202,13 @@ impl Codec {
                 cell(9)
             ));
         }
-        let plies: u32 = cell(10)
+        let reason = cell(10).to_owned();
+        if reason.is_empty() == forfeit.is_some() {
+            return Err(format!("termination {termination} with reason {reason:?}"));
+        }
+        let plies: u32 = cell(11)
             .parse()
-            .map_err(|_| format!("plies {:?} is not a number", cell(10)))?;
+            .map_err(|_| format!("plies {:?} is not a number", cell(11)))?;
         let extras = (COMMON_COLUMNS.len()..width)
             .map(|i| Extra::parse(cell(i)))
             .collect();
@@ -211,6 +220,7 @@ impl Codec {
                 forfeit,
             },
             termination,
+            reason,
             plies,
             extras,
         })

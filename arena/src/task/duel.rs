@@ -221,7 +221,7 @@ impl<D: DuelGame> PreparedDuel<D> {
         let slot_of = |seat: Seat| usize::from(seat != seat_a);
 
         let mut plies = 0u32;
-        let mut forfeit: Option<(usize, Termination)> = None;
+        let mut forfeit: Option<(usize, Termination, String)> = None;
         for slot in 0..2 {
             let seat = seat_of[slot];
             let ready = agents[slot]
@@ -229,12 +229,13 @@ impl<D: DuelGame> PreparedDuel<D> {
                 .and_then(|()| agents[slot].reset(&position.view_of(seat)));
             if let Err(e) = ready {
                 let kind = Termination::from(&e);
+                let detail = e.to_string();
                 observe(Step::Forfeit {
                     seat,
                     kind,
-                    detail: e.to_string(),
+                    detail: detail.clone(),
                 });
-                forfeit = Some((slot, kind));
+                forfeit = Some((slot, kind, detail));
                 break;
             }
         }
@@ -260,23 +261,25 @@ impl<D: DuelGame> PreparedDuel<D> {
                 Ok(mv) => mv,
                 Err(e) => {
                     let kind = Termination::from(&e);
+                    let detail = e.to_string();
                     observe(Step::Forfeit {
                         seat,
                         kind,
-                        detail: e.to_string(),
+                        detail: detail.clone(),
                     });
-                    forfeit = Some((slot, kind));
+                    forfeit = Some((slot, kind, detail));
                     break;
                 }
             };
             plies += 1;
             if let Err(e) = position.try_play(mv) {
+                let detail = format!("{mv}: {e}");
                 observe(Step::Forfeit {
                     seat,
                     kind: Termination::Illegal,
-                    detail: e.to_string(),
+                    detail: detail.clone(),
                 });
-                forfeit = Some((slot, Termination::Illegal));
+                forfeit = Some((slot, Termination::Illegal, detail));
                 break;
             }
             observe(Step::Move {
@@ -287,11 +290,12 @@ impl<D: DuelGame> PreparedDuel<D> {
         }
 
         let side = |slot: usize| if slot == 0 { Side::A } else { Side::B };
-        let (score_a, termination, forfeit) = match forfeit {
-            Some((slot, kind)) => (
+        let (score_a, termination, forfeit, reason) = match forfeit {
+            Some((slot, kind, detail)) => (
                 if slot == 0 { Score::Loss } else { Score::Win },
                 kind,
                 Some(side(slot)),
+                crate::record::reason(&detail),
             ),
             None => {
                 let outcome = position
@@ -299,7 +303,7 @@ impl<D: DuelGame> PreparedDuel<D> {
                     .context("the referee ended a game without an outcome")?;
                 let score = Score::from_f64(outcome.score(seat_a))
                     .context("the referee scored a game other than 0, 1/2 or 1")?;
-                (score, D::termination(&position), None)
+                (score, D::termination(&position), None, String::new())
             }
         };
         D::end_extras(&position, seat_a, &mut extras);
@@ -311,6 +315,7 @@ impl<D: DuelGame> PreparedDuel<D> {
                 forfeit,
             },
             termination,
+            reason,
             plies,
             extras,
         })
