@@ -18,8 +18,12 @@ fn read(p: &Path) -> String {
     std::fs::read_to_string(p).unwrap()
 }
 
-/// A finished run of `games_per_case` (12 games per case: interleaved, 2 cases).
+/// A finished run: greedy (named g) vs random, 2 cases x 12 games, seed 4.
 fn finished_run(root: &Path, name: &str) -> PathBuf {
+    seeded_run(root, name, "4")
+}
+
+fn seeded_run(root: &Path, name: &str, seed: &str) -> PathBuf {
     let out = root.join(name);
     arena()
         .args([
@@ -31,7 +35,7 @@ fn finished_run(root: &Path, name: &str) -> PathBuf {
             "--games-per-case",
             "12",
             "--seed",
-            "4",
+            seed,
         ])
         .args(["--out", s(&out), "--progress", "never"])
         .assert()
@@ -182,23 +186,7 @@ fn a_corrupt_or_foreign_results_file_is_refused_naming_file_and_line() {
     }
     // A results file from another run of the same game (another seed).
     let run = finished_run(t.path(), "foreign");
-    let other = t.path().join("other");
-    arena()
-        .args([
-            "match", "--game", "dominoes", "--agent", "g=greedy", "--agent", "random",
-        ])
-        .args([
-            "--cases",
-            "5,4 9,7",
-            "--games-per-case",
-            "12",
-            "--seed",
-            "5",
-        ])
-        .args(["--out", s(&other), "--progress", "never"])
-        .assert()
-        .success();
-    // Rows that do not fit this run's schedule (a case it does not play).
+    let other = seeded_run(t.path(), "other", "5");
     let other_games = read(&other.join("games.csv"));
     std::fs::write(run.join("games.csv"), other_games.replacen("5,4", "6,4", 1)).unwrap();
     refused(

@@ -228,14 +228,13 @@ impl<D: DuelGame> PreparedDuel<D> {
                 .init(&case)
                 .and_then(|()| agents[slot].reset(&position.view_of(seat)));
             if let Err(e) = ready {
-                let kind = Termination::from(&e);
-                let detail = e.to_string();
-                observe(Step::Forfeit {
+                forfeit = Some(forfeited(
+                    observe,
+                    slot,
                     seat,
-                    kind,
-                    detail: detail.clone(),
-                });
-                forfeit = Some((slot, kind, detail));
+                    Termination::from(&e),
+                    e.to_string(),
+                ));
                 break;
             }
         }
@@ -260,26 +259,25 @@ impl<D: DuelGame> PreparedDuel<D> {
             let mv = match reply {
                 Ok(mv) => mv,
                 Err(e) => {
-                    let kind = Termination::from(&e);
-                    let detail = e.to_string();
-                    observe(Step::Forfeit {
+                    forfeit = Some(forfeited(
+                        observe,
+                        slot,
                         seat,
-                        kind,
-                        detail: detail.clone(),
-                    });
-                    forfeit = Some((slot, kind, detail));
+                        Termination::from(&e),
+                        e.to_string(),
+                    ));
                     break;
                 }
             };
             plies += 1;
             if let Err(e) = position.try_play(mv) {
-                let detail = format!("{mv}: {e}");
-                observe(Step::Forfeit {
+                forfeit = Some(forfeited(
+                    observe,
+                    slot,
                     seat,
-                    kind: Termination::Illegal,
-                    detail: detail.clone(),
-                });
-                forfeit = Some((slot, Termination::Illegal, detail));
+                    Termination::Illegal,
+                    format!("{mv}: {e}"),
+                ));
                 break;
             }
             observe(Step::Move {
@@ -320,6 +318,23 @@ impl<D: DuelGame> PreparedDuel<D> {
             extras,
         })
     }
+}
+
+/// A forfeit by the agent in `slot` (sitting in `seat`): shown to the observer, and
+/// returned as what the record needs.
+fn forfeited<G: Game, F: FnMut(Step<'_, G>)>(
+    observe: &mut F,
+    slot: usize,
+    seat: Seat,
+    kind: Termination,
+    detail: String,
+) -> (usize, Termination, String) {
+    observe(Step::Forfeit {
+        seat,
+        kind,
+        detail: detail.clone(),
+    });
+    (slot, kind, detail)
 }
 
 impl<D: DuelGame> Prepared for PreparedDuel<D> {
