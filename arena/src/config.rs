@@ -205,7 +205,11 @@ impl Plan {
         for (i, text) in written.iter().enumerate() {
             let case = task.canonical_case(text).map_err(|e| ConfigError::Cases {
                 input: text.clone(),
-                reason: format!("{e:#}"),
+                reason: if text.matches(',').count() > 1 {
+                    format!("{e:#} (cases are separated by spaces: \"5,4 9,7\")")
+                } else {
+                    format!("{e:#}")
+                },
             })?;
             if let Some(j) = cases.iter().position(|c| *c == case) {
                 return Err(ConfigError::DuplicateCase {

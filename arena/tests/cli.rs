@@ -1131,3 +1131,40 @@ fn solve_prints_values_and_moves_and_names_bad_lines() {
         "{stderr}"
     );
 }
+
+#[test]
+fn careless_inputs_get_errors_that_say_what_to_do() {
+    let t = tmp();
+    // Cases written with commas only.
+    fails(
+        &match_args(
+            "dominoes",
+            &["greedy", "random"],
+            "5,4,9,7",
+            "2",
+            s(&t.path().join("r")),
+        ),
+        &["5,4,9,7", "separated by spaces"],
+    );
+    // Resuming a directory that is not there.
+    let missing = t.path().join("nowhere");
+    fails(
+        &["run", "--resume", s(&missing)],
+        &[s(&missing), "does not exist"],
+    );
+    // A perft past the end of the game.
+    fails(&["perft", "quarto", "18"], &["at most 17 plies"]);
+    // Replay takes the game number as -n / --number.
+    let out = t.path().join("run");
+    ok(&match_args(
+        "dominoes",
+        &["greedy", "random"],
+        "5,4",
+        "2",
+        s(&out),
+    ));
+    let a = ok(&["replay", s(&out), "-n", "1"]);
+    let b = ok(&["replay", s(&out), "--number", "1"]);
+    assert_eq!(a, b);
+    assert!(a.starts_with("game 1:"), "{a}");
+}

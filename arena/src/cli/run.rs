@@ -128,7 +128,7 @@ pub struct ReplayArgs {
     /// A run directory.
     pub dir: PathBuf,
     /// The game number (the `game` column of games.csv).
-    #[arg(long = "game")]
+    #[arg(long = "number", short = 'n', alias = "game")]
     pub game: u64,
 }
 

@@ -48,7 +48,7 @@ impl Forfeits {
         }
         let _ = writeln!(
             out,
-            "  replay one with `arena replay {} --game N`",
+            "  replay one with `arena replay {} -n N`",
             dir.display()
         );
         out

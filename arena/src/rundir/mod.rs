@@ -105,6 +105,9 @@ impl RunDir {
     pub fn open(dir: &Path) -> Result<RunDir> {
         let config_path = dir.join(CONFIG_TOML);
         let manifest_path = dir.join(MANIFEST);
+        if !dir.exists() {
+            bail!("{} does not exist", dir.display());
+        }
         if !config_path.exists() && !manifest_path.exists() {
             bail!(
                 "{} is not a run directory: it has no {CONFIG_TOML} and no {MANIFEST}",
