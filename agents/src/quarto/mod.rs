@@ -9,7 +9,7 @@ pub mod symmetry;
 
 pub use greedy::Greedy;
 pub use random::Random;
-pub use solver::{Solver, Stats, Value};
+pub use solver::{BudgetExhausted, Progress, Solver, Stats, Value};
 pub use strangler::{SolverAgent, Strangler, StranglerConfig};
 
 use arena_core::Agent;
