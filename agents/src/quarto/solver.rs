@@ -316,18 +316,22 @@ impl Node {
             }
         }
         if n3 > 0 {
+            // Squares that are no 3-line's hole see every threat; each hole sees the
+            // others'.
             let mut m = empty;
             while m != 0 {
-                let s = m.trailing_zeros() as usize;
-                let bit = m & m.wrapping_neg();
+                t.excl[m.trailing_zeros() as usize] = t.all;
+                m &= m - 1;
+            }
+            for &(hole, _) in &holes[..n3] {
+                let s = hole.trailing_zeros() as usize;
                 let mut x = 0;
-                for &(hole, and) in &holes[..n3] {
-                    if hole != bit {
+                for &(h, and) in &holes[..n3] {
+                    if h != hole {
                         x |= and;
                     }
                 }
                 t.excl[s] = x;
-                m &= m - 1;
             }
         }
         t
@@ -564,9 +568,6 @@ impl Default for Solver {
         Solver::new()
     }
 }
-
-/// One child: (ordering score, square, give).
-type Kid = (u32, u8, u8);
 
 impl Solver {
     /// A solver with a 2^22-entry table (64 MiB, allocated on first use).
@@ -928,7 +929,9 @@ impl Solver {
         }
         let alpha0 = alpha;
 
-        let mut kids: [Kid; 240] = [(0, 0, 0); 240];
+        // Children packed as `safe replies << 8 | square << 4 | give`, so sorting the
+        // words orders them by the Strangler count.
+        let mut kids = [0u16; 240];
         let mut t2s = [Threats::NONE; 16];
         let mut nk = 0;
         let order = empties >= ORDER_MIN_EMPTIES;
@@ -948,8 +951,8 @@ impl Solver {
             while safe != 0 {
                 let g = safe.trailing_zeros() as u8;
                 safe &= safe - 1;
-                let score = if order {
-                    let c = n.safe_replies(s, g, t2);
+                let score: u16 = if order {
+                    let c = n.safe_replies(s, g, t2) as u16;
                     if c == 0 && n.avail & !(1 << g) != 0 {
                         // The opponent must hand us a winning piece.
                         if let Some((o, m)) = key {
@@ -961,7 +964,7 @@ impl Solver {
                 } else {
                     0
                 };
-                kids[nk] = (score, s as u8, g);
+                kids[nk] = score << 8 | (s as u16) << 4 | u16::from(g);
                 nk += 1;
             }
         }
@@ -975,12 +978,13 @@ impl Solver {
         }
         let kids = &mut kids[..nk];
         if order {
-            kids.sort_unstable_by_key(|k| k.0);
+            kids.sort_unstable();
         }
         let mut best = -1;
-        for &(_, s, g) in kids.iter() {
-            let c = n.child(usize::from(s), g, geo);
-            let v = -self.search(&c, &t2s[usize::from(s)], geo, -beta, -alpha);
+        for &k in kids.iter() {
+            let (s, g) = (usize::from(k >> 4 & 15), (k & 15) as u8);
+            let c = n.child(s, g, geo);
+            let v = -self.search(&c, &t2s[s], geo, -beta, -alpha);
             if self.aborted {
                 return 0;
             }
