@@ -767,9 +767,11 @@ impl Solver {
     }
 
     /// The root's moves, each with its value for the mover when known without a
-    /// search (`Some`), best candidates first: wins at once, then the searched moves by
-    /// the fewest safe replies left to the opponent, then draws by a full board, then
-    /// gives that hand over a win.
+    /// search (`Some`), best candidates first: wins at once, then moves leaving the
+    /// opponent no safe reply, then the searched moves by the fewest safe replies left
+    /// to the opponent, then draws by a full board, then gives that hand over a win.
+    /// So the value-only mode's move is, among the optimal ones, the first in this
+    /// order: the one that leaves an imperfect opponent the fewest safe replies.
     fn root_children(&mut self, pos: &Quarto, geo: &Geometry) -> Vec<RootKid> {
         let moves = pos.legal_moves();
         let mut kids = Vec::with_capacity(moves.len());
@@ -780,6 +782,7 @@ impl Solver {
                 Some(outcome) => {
                     let v = -outcome_value(&child, outcome).score();
                     RootKid {
+                        // A win at once first (ends the game now).
                         order: if v == 1 { 0 } else { u32::MAX - 1 },
                         mv,
                         known: Some(v),
@@ -806,7 +809,7 @@ impl Solver {
                         }
                         let known = (count == 0 && n.avail != 0).then_some(1);
                         RootKid {
-                            order: if known.is_some() { 0 } else { 1 + count },
+                            order: if known.is_some() { 1 } else { 2 + count },
                             mv,
                             known,
                             node: Some((n, t)),
