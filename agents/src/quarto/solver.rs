@@ -526,6 +526,18 @@ pub struct Solver {
     call_start: u64,
     root_done: u32,
     root_total: u32,
+    /// Per number of empty squares, the search's scratch space.
+    frames: Box<[Frame; 17]>,
+}
+
+/// A node's children: the board after placing the piece in hand on each square, its
+/// threats, and the children packed as `safe replies << 8 | square << 4 | give`, so
+/// sorting the words orders them by the Strangler count.
+#[derive(Clone, Copy)]
+struct Frame {
+    boards: [Node; 16],
+    threats: [Threats; 16],
+    kids: [u16; 240],
 }
 
 /// A progress hook: called every `every` nodes during a solve.
@@ -588,6 +600,13 @@ impl Solver {
             call_start: 0,
             root_done: 0,
             root_total: 0,
+            frames: Box::new(
+                [Frame {
+                    boards: [Node::empty(); 16],
+                    threats: [Threats::NONE; 16],
+                    kids: [0; 240],
+                }; 17],
+            ),
         }
     }
 
@@ -932,10 +951,8 @@ impl Solver {
         }
         let alpha0 = alpha;
 
-        // Children packed as `safe replies << 8 | square << 4 | give`, so sorting the
-        // words orders them by the Strangler count.
-        let mut kids = [0u16; 240];
-        let mut t2s = [Threats::NONE; 16];
+        // This depth's scratch frame (deeper calls use lower ones): no zeroing per node.
+        let e = empties as usize;
         let mut nk = 0;
         let order = empties >= ORDER_MIN_EMPTIES;
         let mut empty = !n.occ;
@@ -947,10 +964,12 @@ impl Solver {
             if safe == 0 {
                 continue;
             }
-            let mut b = *n;
+            let frame = &mut self.frames[e];
+            let b = &mut frame.boards[s];
+            *b = *n;
             b.place(s, n.hand, geo);
-            t2s[s] = b.threats(geo);
-            let t2 = &t2s[s];
+            frame.threats[s] = b.threats(geo);
+            let t2 = &frame.threats[s];
             while safe != 0 {
                 let g = safe.trailing_zeros() as u8;
                 safe &= safe - 1;
@@ -967,7 +986,7 @@ impl Solver {
                 } else {
                     0
                 };
-                kids[nk] = score << 8 | (s as u16) << 4 | u16::from(g);
+                frame.kids[nk] = score << 8 | (s as u16) << 4 | u16::from(g);
                 nk += 1;
             }
         }
@@ -979,15 +998,19 @@ impl Solver {
             // reply, would have lost (returned above); otherwise it draws.
             return 0;
         }
-        let kids = &mut kids[..nk];
         if order {
-            kids.sort_unstable();
+            self.frames[e].kids[..nk].sort_unstable();
         }
         let mut best = -1;
-        for &k in kids.iter() {
+        for i in 0..nk {
+            let frame = &self.frames[e];
+            let k = frame.kids[i];
             let (s, g) = (usize::from(k >> 4 & 15), (k & 15) as u8);
-            let c = n.child(s, g, geo);
-            let v = -self.search(&c, &t2s[s], geo, -beta, -alpha);
+            let mut c = frame.boards[s];
+            c.avail &= !(1 << g);
+            c.hand = g;
+            let tc = frame.threats[s];
+            let v = -self.search(&c, &tc, geo, -beta, -alpha);
             if self.aborted {
                 return 0;
             }
