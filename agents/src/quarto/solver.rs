@@ -352,6 +352,22 @@ impl Node {
         count
     }
 
+    /// Whether the opponent has a safe reply after we place `hand` on `s` and give `g`
+    /// ([`Node::safe_replies`] is not 0).
+    #[inline]
+    pub(crate) fn has_safe_reply(&self, s: usize, g: u8, t2: &Threats) -> bool {
+        let rest = self.avail & !(1 << g);
+        let mut m = !self.occ & !(1 << s);
+        while m != 0 {
+            let s2 = m.trailing_zeros() as usize;
+            if rest & SAFE[usize::from(t2.after(s2, g))] != 0 {
+                return true;
+            }
+            m &= m - 1;
+        }
+        false
+    }
+
     /// The canonical key of (board, hand) under the board group x the piece group.
     ///
     /// XOR every piece with the piece in hand (so the hand becomes piece 0: this fixes
@@ -970,6 +986,19 @@ impl Solver {
             b.place(s, n.hand, geo);
             frame.threats[s] = b.threats(geo);
             let t2 = &frame.threats[s];
+            if empties == 3 {
+                // A leaf (see below): only "is some child left without a safe reply"
+                // matters, and one safe reply settles a child.
+                while safe != 0 {
+                    let g = safe.trailing_zeros() as u8;
+                    safe &= safe - 1;
+                    if !n.has_safe_reply(s, g, t2) {
+                        return 1;
+                    }
+                    nk += 1;
+                }
+                continue;
+            }
             while safe != 0 {
                 let g = safe.trailing_zeros() as u8;
                 safe &= safe - 1;
