@@ -868,7 +868,24 @@ impl Solver {
         let kids = self.root_children(pos, geo);
         self.root_total = kids.len() as u32;
         let key = self.root_key(pos);
-        let (mut alpha, beta) = (-1i8, 1i8);
+        // Full window: after the first child the search is null-window anyway, so two
+        // null-window tests ("not lost?", then "won?") visit the same nodes (measured).
+        let best = self.root_window(&kids, geo, -1, 1)?;
+        if let Some((o, m)) = key {
+            let empties = (!pos.occupied()).count_ones();
+            self.table.store(o, m, best.0, best.0, empties);
+        }
+        Some(best)
+    }
+
+    /// Fail-soft alpha-beta over the root's children within (`alpha`, `beta`).
+    fn root_window(
+        &mut self,
+        kids: &[RootKid],
+        geo: &Geometry,
+        mut alpha: i8,
+        beta: i8,
+    ) -> Option<(i8, Option<QuartoMove>)> {
         let mut best = (-2i8, None);
         for (i, kid) in kids.iter().enumerate() {
             self.root_done = i as u32;
@@ -890,10 +907,6 @@ impl Solver {
                     break;
                 }
             }
-        }
-        if let Some((o, m)) = key {
-            let empties = (!pos.occupied()).count_ones();
-            self.table.store(o, m, best.0, best.0, empties);
         }
         Some(best)
     }
