@@ -1,5 +1,6 @@
 //! Built-in Quarto agents.
 
+pub mod book;
 mod greedy;
 mod random;
 pub mod solver;
