@@ -213,10 +213,24 @@ fn best_never_gives_away_the_value_against_every_reply() {
 }
 
 /// The heavy version: `cargo test --release -p agents --test quarto_agents -- --ignored
-/// heavy --nocapture` (12 empties, every adversary reply, then `best` again).
+/// heavy --nocapture` (12 empties, every adversary reply, then `best` again; set
+/// `QUARTO_HEAVY_EMPTIES`, `QUARTO_HEAVY_SEEDS` and `QUARTO_HEAVY_TURNS` to change it).
 #[test]
 #[ignore = "heavy: minutes in release"]
 fn heavy_best_never_gives_away_the_value_against_every_reply() {
-    let checked = never_gives_away_from(12, 0..6, 1);
-    println!("{checked} moves of best checked");
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let (empties, seeds, turns) = (
+        env("QUARTO_HEAVY_EMPTIES", 12) as u32,
+        env("QUARTO_HEAVY_SEEDS", 6),
+        env("QUARTO_HEAVY_TURNS", 1) as u32,
+    );
+    let checked = never_gives_away_from(empties, 0..seeds, turns);
+    println!(
+        "{empties} empties, {seeds} openings per variant, {turns} adversary turns: {checked} moves of best checked"
+    );
 }

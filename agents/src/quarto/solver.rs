@@ -15,6 +15,14 @@
 //!   win without a search.
 //! * The table stores proven bounds only, so entries never go stale; searches cut off by
 //!   a node budget store nothing on the way out.
+//!
+//! Modes and hooks (for `arena solve`, `best` and books):
+//! * [`Solver::solve_best`] / [`Solver::solve_best_within`]: the value and one optimal
+//!   move (the value-only mode: one root pass);
+//! * [`Solver::solve_moves`] / [`Solver::solve_moves_budget`]: the value and every
+//!   optimal move (a second pass proves each root move, ~8x dearer at 12 empties);
+//! * `*_within` / `*_budget` take a node budget and give up with [`BudgetExhausted`];
+//! * [`Solver::set_progress`]: a hook called every N nodes with a [`Progress`].
 
 use std::sync::OnceLock;
 
