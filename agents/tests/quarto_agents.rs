@@ -1,7 +1,7 @@
 //! The Quarto agents: registry, node budgets (counted, not timed), determinism, and
 //! exact play where the solver applies.
 
-use agents::quarto::solver::{Value, solve_moves};
+use agents::quarto::solver::{Solver, Value, solve_moves};
 use agents::quarto::suite::random_safe_position;
 use agents::quarto::{Greedy, SolverAgent, Strangler, StranglerConfig, build};
 use arena_core::quarto::{Quarto, QuartoMove, Variant};
@@ -149,4 +149,88 @@ fn the_strangler_beats_greedy_from_exact_range() {
             );
         }
     }
+}
+
+/// The value of the position after `mv` for the side that played it.
+fn value_after(judge: &mut Solver, pos: &Quarto, mv: QuartoMove) -> Value {
+    let mut next = *pos;
+    next.play_unchecked(mv);
+    match next.outcome() {
+        Some(Outcome::Winner(w)) if w == pos.to_move() => Value::Win,
+        Some(Outcome::Winner(_)) => Value::Loss,
+        Some(Outcome::Draw) => Value::Draw,
+        None => match judge.solve(&next) {
+            Value::Win => Value::Loss,
+            Value::Draw => Value::Draw,
+            Value::Loss => Value::Win,
+        },
+    }
+}
+
+/// `best` to move at `pos`; then the adversary tries every legal reply, `turns` of its
+/// turns deep. At each of `best`'s moves the solver checks that the move keeps the
+/// position's value. Returns the number of `best` moves checked.
+fn never_gives_away(best: &mut Strangler, judge: &mut Solver, pos: Quarto, turns: u32) -> usize {
+    if pos.is_over() {
+        return 0;
+    }
+    let value = judge.solve(&pos);
+    let mv = best.choose(&pos);
+    assert!(pos.is_legal(mv));
+    let after = value_after(judge, &pos, mv);
+    assert_eq!(after, value, "{} played {mv}", pos.setup());
+    let mut next = pos;
+    next.play_unchecked(mv);
+    let mut checked = 1;
+    if turns > 0 && !next.is_over() {
+        for reply in next.legal_moves() {
+            let mut p = next;
+            p.play_unchecked(reply);
+            checked += never_gives_away(best, judge, p, turns - 1);
+        }
+    }
+    checked
+}
+
+fn never_gives_away_from(empties: u32, seeds: std::ops::Range<u64>, turns: u32) -> usize {
+    let mut checked = 0;
+    for variant in Variant::ALL {
+        for seed in seeds.clone() {
+            let start = random_safe_position(variant, empties, 50_000 + seed);
+            let mut best = Strangler::new(StranglerConfig::default(), seed);
+            let mut judge = Solver::with_table_bits(20);
+            checked += never_gives_away(&mut best, &mut judge, start, turns);
+        }
+    }
+    checked
+}
+
+#[test]
+fn best_never_gives_away_the_value_against_every_reply() {
+    // Seeded safe-play positions at 10 empties, every adversary reply two turns deep.
+    let checked = never_gives_away_from(10, 0..4, 2);
+    assert!(checked > 3_000, "{checked}");
+}
+
+/// The heavy version: `cargo test --release -p agents --test quarto_agents -- --ignored
+/// heavy --nocapture` (12 empties, every adversary reply, then `best` again; set
+/// `QUARTO_HEAVY_EMPTIES`, `QUARTO_HEAVY_SEEDS` and `QUARTO_HEAVY_TURNS` to change it).
+#[test]
+#[ignore = "heavy: minutes in release"]
+fn heavy_best_never_gives_away_the_value_against_every_reply() {
+    let env = |name: &str, default: u64| {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let (empties, seeds, turns) = (
+        env("QUARTO_HEAVY_EMPTIES", 12) as u32,
+        env("QUARTO_HEAVY_SEEDS", 6),
+        env("QUARTO_HEAVY_TURNS", 1) as u32,
+    );
+    let checked = never_gives_away_from(empties, 0..seeds, turns);
+    println!(
+        "{empties} empties, {seeds} openings per variant, {turns} adversary turns: {checked} moves of best checked"
+    );
 }

@@ -278,3 +278,61 @@ fn print_vectors() {
         line(&random_safe_position(Variant::Lines, 9, 80_000 + seed));
     }
 }
+
+#[test]
+fn value_only_mode_gives_the_value_and_an_optimal_move() {
+    let mut solver = Solver::with_table_bits(18);
+    let mut checked = 0;
+    for variant in Variant::ALL {
+        for seed in 0..80u64 {
+            let empties = 2 + (seed % 4) as u32;
+            for pos in [
+                random_position(variant, empties, 900 + seed),
+                random_safe_position(variant, empties, 1_900 + seed),
+            ] {
+                let (value, best) = solver.solve_best(&pos);
+                let naive = naive_moves(&pos);
+                let naive_value = naive.iter().map(|m| m.1).max().unwrap();
+                assert_eq!(value.score(), naive_value, "{variant} {}", pos.setup());
+                let best = best.expect("a move");
+                let mine = naive.iter().find(|m| m.0 == best).unwrap().1;
+                assert_eq!(mine, naive_value, "{variant} {} {best}", pos.setup());
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked >= 300);
+    // Deeper: the move is among the all-moves mode's optimal moves.
+    for seed in 0..12u64 {
+        let pos = random_safe_position(Variant::Lines, 7 + (seed % 3) as u32, 3_000 + seed);
+        let (value, best) = Solver::with_table_bits(18).solve_best(&pos);
+        let (all_value, moves) = solve_moves(&pos);
+        assert_eq!(value, all_value, "{}", pos.setup());
+        assert!(moves.contains(&best.unwrap()), "{}", pos.setup());
+    }
+}
+
+#[test]
+fn budgets_and_progress_hooks() {
+    use std::sync::{Arc, Mutex};
+    let pos = random_safe_position(Variant::Lines, 10, 3);
+    let mut solver = Solver::with_table_bits(18);
+    let err = solver.solve_best_within(&pos, 100).unwrap_err();
+    assert!(err.nodes <= 100, "{err}");
+    let err = solver.solve_moves_budget(&pos, 100).unwrap_err();
+    assert!(err.nodes <= 100, "{err}");
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let log = Arc::clone(&seen);
+    solver.set_progress(500, move |p| log.lock().unwrap().push(*p));
+    let (value, moves) = solver.solve_moves_budget(&pos, u64::MAX).unwrap();
+    let (fresh_value, fresh_moves) = solve_moves(&pos);
+    assert_eq!((value, &moves), (fresh_value, &fresh_moves));
+    let seen = seen.lock().unwrap();
+    assert!(!seen.is_empty());
+    assert!(seen.windows(2).all(|w| w[0].nodes < w[1].nodes));
+    assert!(
+        seen.iter()
+            .all(|p| p.root_moves > 0 && p.root_done < p.root_moves)
+    );
+    solver.clear_progress();
+}

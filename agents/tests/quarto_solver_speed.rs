@@ -1,7 +1,8 @@
 //! Solver speed report (not a pass/fail test): nodes per second and TT hit rate on the
 //! benchmark suites. Run:
 //! `cargo test --release -p agents --test quarto_solver_speed -- --ignored --nocapture`
-//! (optionally `QUARTO_SPEED_EMPTIES=12 QUARTO_SPEED_COUNT=20 QUARTO_SPEED_VARIANT=lines`).
+//! (optionally `QUARTO_SPEED_EMPTIES=12 QUARTO_SPEED_COUNT=20 QUARTO_SPEED_VARIANT=lines
+//! QUARTO_SPEED_TT=22`, the last the log2 of the table's entries).
 
 use std::time::Instant;
 
@@ -30,7 +31,7 @@ fn solver_speed_report() {
         let mut values = [0usize; 3];
         for i in 0..count {
             let pos = random_safe_position(variant, empties, 1000 + i);
-            let mut solver = Solver::new();
+            let mut solver = Solver::with_table_bits(env("QUARTO_SPEED_TT", 22));
             let t = Instant::now();
             let v = solver.solve(&pos);
             let dt = t.elapsed().as_secs_f64();

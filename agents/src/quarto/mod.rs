@@ -1,5 +1,6 @@
 //! Built-in Quarto agents.
 
+pub mod book;
 mod greedy;
 mod random;
 pub mod solver;
@@ -9,7 +10,7 @@ pub mod symmetry;
 
 pub use greedy::Greedy;
 pub use random::Random;
-pub use solver::{Solver, Stats, Value};
+pub use solver::{BudgetExhausted, Progress, Solver, Stats, Value};
 pub use strangler::{SolverAgent, Strangler, StranglerConfig};
 
 use arena_core::Agent;

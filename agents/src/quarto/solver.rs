@@ -15,10 +15,18 @@
 //!   win without a search.
 //! * The table stores proven bounds only, so entries never go stale; searches cut off by
 //!   a node budget store nothing on the way out.
+//!
+//! Modes and hooks (for `arena solve`, `best` and books):
+//! * [`Solver::solve_best`] / [`Solver::solve_best_within`]: the value and one optimal
+//!   move (the value-only mode: one root pass);
+//! * [`Solver::solve_moves`] / [`Solver::solve_moves_budget`]: the value and every
+//!   optimal move (a second pass proves each root move, ~8x dearer at 12 empties);
+//! * `*_within` / `*_budget` take a node budget and give up with [`BudgetExhausted`];
+//! * [`Solver::set_progress`]: a hook called every N nodes with a [`Progress`].
 
 use std::sync::OnceLock;
 
-use arena_core::quarto::{Piece, Quarto, QuartoMove, Square, Variant};
+use arena_core::quarto::{Quarto, QuartoMove, Square, Variant};
 use arena_core::{Game, Outcome};
 
 use super::symmetry::{Perm, board_group};
@@ -220,6 +228,12 @@ pub(crate) struct Threats {
 }
 
 impl Threats {
+    const NONE: Threats = Threats {
+        all: 0,
+        excl: [0; 16],
+        two: [0; 16],
+    };
+
     /// The threats left after placing `piece` on `square`.
     #[inline]
     pub(crate) fn after(&self, square: usize, piece: u8) -> u8 {
@@ -310,18 +324,22 @@ impl Node {
             }
         }
         if n3 > 0 {
+            // Squares that are no 3-line's hole see every threat; each hole sees the
+            // others'.
             let mut m = empty;
             while m != 0 {
-                let s = m.trailing_zeros() as usize;
-                let bit = m & m.wrapping_neg();
+                t.excl[m.trailing_zeros() as usize] = t.all;
+                m &= m - 1;
+            }
+            for &(hole, _) in &holes[..n3] {
+                let s = hole.trailing_zeros() as usize;
                 let mut x = 0;
-                for &(hole, and) in &holes[..n3] {
-                    if hole != bit {
+                for &(h, and) in &holes[..n3] {
+                    if h != hole {
                         x |= and;
                     }
                 }
                 t.excl[s] = x;
-                m &= m - 1;
             }
         }
         t
@@ -340,6 +358,22 @@ impl Node {
             m &= m - 1;
         }
         count
+    }
+
+    /// Whether the opponent has a safe reply after we place `hand` on `s` and give `g`
+    /// ([`Node::safe_replies`] is not 0).
+    #[inline]
+    pub(crate) fn has_safe_reply(&self, s: usize, g: u8, t2: &Threats) -> bool {
+        let rest = self.avail & !(1 << g);
+        let mut m = !self.occ & !(1 << s);
+        while m != 0 {
+            let s2 = m.trailing_zeros() as usize;
+            if rest & SAFE[usize::from(t2.after(s2, g))] != 0 {
+                return true;
+            }
+            m &= m - 1;
+        }
+        false
     }
 
     /// The canonical key of (board, hand) under the board group x the piece group.
@@ -505,18 +539,71 @@ pub struct Solver {
     variant: Option<Variant>,
     table: Table,
     stats: Stats,
+    /// The node count at which the current call gives up.
     limit: u64,
+    /// The node count at which [`Solver::search`] next stops to check the limit and
+    /// report progress: `min(limit, next progress report)`.
+    next_event: u64,
     aborted: bool,
+    progress: Option<ProgressHook>,
+    /// Where the current call started, and its root moves searched / in all.
+    call_start: u64,
+    root_done: u32,
+    root_total: u32,
+    /// Per number of empty squares, the search's scratch space.
+    frames: Box<[Frame; 17]>,
 }
+
+/// A node's children: the board after placing the piece in hand on each square, its
+/// threats, and the children packed as `safe replies << 8 | square << 4 | give`, so
+/// sorting the words orders them by the Strangler count.
+#[derive(Clone, Copy)]
+struct Frame {
+    boards: [Node; 16],
+    threats: [Threats; 16],
+    kids: [u16; 240],
+}
+
+/// A progress hook: called every `every` nodes during a solve.
+struct ProgressHook {
+    every: u64,
+    next: u64,
+    hook: Box<dyn FnMut(&Progress) + Send>,
+}
+
+/// Where a long solve stands, handed to the hook set by [`Solver::set_progress`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Nodes searched since the current call (`solve_*`) began.
+    pub nodes: u64,
+    /// Root moves fully searched in the current root pass, out of `root_moves` (the
+    /// all-moves mode runs two passes: the value, then every move's check).
+    pub root_done: u32,
+    /// Root moves in the current pass (0 before the root moves are known).
+    pub root_moves: u32,
+}
+
+/// A solve that ran out of its node budget (the table keeps only proven results, so
+/// the solver stays usable and exact).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BudgetExhausted {
+    /// Nodes searched before giving up.
+    pub nodes: u64,
+}
+
+impl std::fmt::Display for BudgetExhausted {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "node budget exhausted after {} nodes", self.nodes)
+    }
+}
+
+impl std::error::Error for BudgetExhausted {}
 
 impl Default for Solver {
     fn default() -> Solver {
         Solver::new()
     }
 }
-
-/// One child: (ordering score, square, give).
-type Kid = (u32, u8, u8);
 
 impl Solver {
     /// A solver with a 2^22-entry table (64 MiB, allocated on first use).
@@ -531,7 +618,19 @@ impl Solver {
             table: Table::new(bits.clamp(4, 30)),
             stats: Stats::default(),
             limit: u64::MAX,
+            next_event: u64::MAX,
             aborted: false,
+            progress: None,
+            call_start: 0,
+            root_done: 0,
+            root_total: 0,
+            frames: Box::new(
+                [Frame {
+                    boards: [Node::empty(); 16],
+                    threats: [Threats::NONE; 16],
+                    kids: [0; 240],
+                }; 17],
+            ),
         }
     }
 
@@ -554,7 +653,67 @@ impl Solver {
         }
     }
 
-    fn prepare(&mut self, variant: Variant, max_nodes: u64) -> &'static Geometry {
+    /// Calls `hook` every `every` nodes (at least 1) during later solves, with where the
+    /// solve stands: for long solves (a CLI's progress line). Replaces any earlier hook.
+    pub fn set_progress(&mut self, every: u64, hook: impl FnMut(&Progress) + Send + 'static) {
+        let every = every.max(1);
+        self.progress = Some(ProgressHook {
+            every,
+            next: self.stats.nodes.saturating_add(every),
+            hook: Box::new(hook),
+        });
+        self.update_next_event();
+    }
+
+    /// Removes the progress hook.
+    pub fn clear_progress(&mut self) {
+        self.progress = None;
+        self.update_next_event();
+    }
+
+    fn update_next_event(&mut self) {
+        self.next_event = match &self.progress {
+            Some(p) => self.limit.min(p.next),
+            None => self.limit,
+        };
+    }
+
+    /// At `next_event`: report progress, and say whether the budget is spent.
+    #[cold]
+    fn event(&mut self) -> bool {
+        if self.stats.nodes >= self.limit {
+            self.aborted = true;
+            return true;
+        }
+        let progress = Progress {
+            nodes: self.stats.nodes - self.call_start,
+            root_done: self.root_done,
+            root_moves: self.root_total,
+        };
+        if let Some(p) = &mut self.progress
+            && self.stats.nodes >= p.next
+        {
+            p.next = self.stats.nodes.saturating_add(p.every);
+            (p.hook)(&progress);
+        }
+        self.update_next_event();
+        false
+    }
+
+    /// Starts a call (`solve_*`) with a budget of `max_nodes`.
+    fn begin(&mut self, max_nodes: u64) {
+        self.call_start = self.stats.nodes;
+        self.limit = self.stats.nodes.saturating_add(max_nodes);
+        self.root_done = 0;
+        self.root_total = 0;
+        if let Some(p) = &mut self.progress {
+            p.next = self.stats.nodes.saturating_add(p.every);
+        }
+        self.aborted = false;
+        self.update_next_event();
+    }
+
+    fn prepare(&mut self, variant: Variant) -> &'static Geometry {
         if self.variant != Some(variant) {
             if self.variant.is_some() {
                 self.clear();
@@ -562,7 +721,6 @@ impl Solver {
             self.variant = Some(variant);
         }
         self.table.ensure();
-        self.limit = self.stats.nodes.saturating_add(max_nodes);
         self.aborted = false;
         Geometry::of(variant)
     }
@@ -579,31 +737,52 @@ impl Solver {
             .expect("no node limit")
     }
 
+    /// The exact value and one move that achieves it (`None` when the game is over):
+    /// the value-only mode, much cheaper than [`Solver::solve_moves`].
+    pub fn solve_best(&mut self, pos: &Quarto) -> (Value, Option<QuartoMove>) {
+        self.solve_best_within(pos, u64::MAX)
+            .expect("no node limit")
+    }
+
     /// [`Solver::solve`] that gives up (`None`) after `max_nodes` nodes. A search given
     /// up stores nothing, so the table stays exact.
     pub fn solve_within(&mut self, pos: &Quarto, max_nodes: u64) -> Option<Value> {
-        if let Some(outcome) = pos.outcome() {
-            return Some(outcome_value(pos, outcome));
+        // A root proven before is one table probe (counted as a node).
+        if let Some(key) = self.root_key(pos)
+            && let Some((lo, hi)) = self.table.probe(key.0, key.1)
+            && lo == hi
+        {
+            self.stats.nodes += 1;
+            self.stats.tt_probes += 1;
+            self.stats.tt_hits += 1;
+            return Some(Value::from_score(lo));
         }
-        let geo = self.prepare(pos.variant(), max_nodes);
-        let v = match Node::from_quarto(pos, geo) {
-            Some(n) => self.search(&n, geo, -1, 1),
-            None => {
-                // The opening give: the best over the gives.
-                let mut best = -1;
-                for give in Piece::iter_set(pos.available()) {
-                    let mut n = Node::empty();
-                    n.hand = give.index();
-                    n.avail = pos.available() & !give.bit();
-                    best = best.max(-self.search(&n, geo, -1, 1));
-                    if self.aborted || best == 1 {
-                        break;
-                    }
-                }
-                best
-            }
-        };
-        (!self.aborted).then(|| Value::from_score(v))
+        self.solve_best_within(pos, max_nodes).ok().map(|r| r.0)
+    }
+
+    /// The table key of a root the table may hold (a piece in hand, game on, enough
+    /// empty squares).
+    fn root_key(&mut self, pos: &Quarto) -> Option<(u16, u64)> {
+        if pos.is_over() || 16 - pos.occupied().count_ones() < TT_MIN_EMPTIES {
+            return None;
+        }
+        let geo = self.prepare(pos.variant());
+        Node::from_quarto(pos, geo).map(|n| n.canonical(geo))
+    }
+
+    /// [`Solver::solve_best`] within a budget of `max_nodes` nodes for the whole call.
+    pub fn solve_best_within(
+        &mut self,
+        pos: &Quarto,
+        max_nodes: u64,
+    ) -> Result<(Value, Option<QuartoMove>), BudgetExhausted> {
+        self.begin(max_nodes);
+        let r = self.root_best(pos);
+        self.root_total = 0;
+        r.map(|(v, mv)| (Value::from_score(v), mv))
+            .ok_or(BudgetExhausted {
+                nodes: self.stats.nodes - self.call_start,
+            })
     }
 
     /// [`Solver::solve_moves`] within a node budget for the whole call.
@@ -612,44 +791,175 @@ impl Solver {
         pos: &Quarto,
         max_nodes: u64,
     ) -> Option<(Value, Vec<QuartoMove>)> {
-        let start = self.stats.nodes;
-        let value = self.solve_within(pos, max_nodes)?;
-        let v = value.score();
+        self.solve_moves_budget(pos, max_nodes).ok()
+    }
+
+    /// [`Solver::solve_moves`] within a budget of `max_nodes` nodes for the whole call,
+    /// saying how many nodes were spent when the budget runs out.
+    pub fn solve_moves_budget(
+        &mut self,
+        pos: &Quarto,
+        max_nodes: u64,
+    ) -> Result<(Value, Vec<QuartoMove>), BudgetExhausted> {
+        self.begin(max_nodes);
+        let r = self.root_moves(pos);
+        self.root_total = 0;
+        r.ok_or(BudgetExhausted {
+            nodes: self.stats.nodes - self.call_start,
+        })
+    }
+
+    /// The root's moves, each with its value for the mover when known without a
+    /// search (`Some`), best candidates first: wins at once, then moves leaving the
+    /// opponent no safe reply, then the searched moves by the fewest safe replies left
+    /// to the opponent, then draws by a full board, then gives that hand over a win.
+    /// So the value-only mode's move is, among the optimal ones, the first in this
+    /// order: the one that leaves an imperfect opponent the fewest safe replies.
+    fn root_children(&mut self, pos: &Quarto, geo: &Geometry) -> Vec<RootKid> {
         let moves = pos.legal_moves();
-        if v == -1 {
-            return Some((value, moves));
-        }
-        let geo = self.prepare(pos.variant(), max_nodes - (self.stats.nodes - start));
-        let mut best = Vec::new();
+        let mut kids = Vec::with_capacity(moves.len());
         for mv in moves {
             let mut child = *pos;
             child.play_unchecked(mv);
-            let child_value = match child.outcome() {
-                Some(outcome) => outcome_value(&child, outcome).score(),
+            let kid = match child.outcome() {
+                Some(outcome) => {
+                    let v = -outcome_value(&child, outcome).score();
+                    RootKid {
+                        // A win at once first (ends the game now).
+                        order: if v == 1 { 0 } else { u32::MAX - 1 },
+                        mv,
+                        known: Some(v),
+                        node: None,
+                    }
+                }
                 None => {
                     let n = Node::from_quarto(&child, geo).expect("a piece in hand");
-                    // Null window: is the child's value at most -v?
-                    let r = self.search(&n, geo, -v, -v + 1);
+                    let t = n.threats(geo);
+                    if t.all & attr_byte(n.hand) != 0 {
+                        RootKid {
+                            order: u32::MAX,
+                            mv,
+                            known: Some(-1),
+                            node: None,
+                        }
+                    } else {
+                        let mut count = 0;
+                        let mut m = !n.occ;
+                        while m != 0 {
+                            let s = m.trailing_zeros() as usize;
+                            count += (n.avail & SAFE[usize::from(t.after(s, n.hand))]).count_ones();
+                            m &= m - 1;
+                        }
+                        let known = (count == 0 && n.avail != 0).then_some(1);
+                        RootKid {
+                            order: if known.is_some() { 1 } else { 2 + count },
+                            mv,
+                            known,
+                            node: Some((n, t)),
+                        }
+                    }
+                }
+            };
+            kids.push(kid);
+        }
+        // Stable: ties keep the legal-move order.
+        kids.sort_by_key(|k| k.order);
+        kids
+    }
+
+    /// Value and one best move; `None` if the budget ran out.
+    fn root_best(&mut self, pos: &Quarto) -> Option<(i8, Option<QuartoMove>)> {
+        if let Some(outcome) = pos.outcome() {
+            return Some((outcome_value(pos, outcome).score(), None));
+        }
+        let geo = self.prepare(pos.variant());
+        let kids = self.root_children(pos, geo);
+        self.root_total = kids.len() as u32;
+        let key = self.root_key(pos);
+        // Full window: after the first child the search is null-window anyway, so two
+        // null-window tests ("not lost?", then "won?") visit the same nodes (measured).
+        let best = self.root_window(&kids, geo, -1, 1)?;
+        if let Some((o, m)) = key {
+            let empties = (!pos.occupied()).count_ones();
+            self.table.store(o, m, best.0, best.0, empties);
+        }
+        Some(best)
+    }
+
+    /// Fail-soft alpha-beta over the root's children within (`alpha`, `beta`).
+    fn root_window(
+        &mut self,
+        kids: &[RootKid],
+        geo: &Geometry,
+        mut alpha: i8,
+        beta: i8,
+    ) -> Option<(i8, Option<QuartoMove>)> {
+        let mut best = (-2i8, None);
+        for (i, kid) in kids.iter().enumerate() {
+            self.root_done = i as u32;
+            let v = match (kid.known, &kid.node) {
+                (Some(v), _) => v,
+                (None, Some((n, t))) => {
+                    let v = -self.search(n, t, geo, -beta, -alpha);
                     if self.aborted {
                         return None;
                     }
-                    if r <= -v { -v } else { -v + 1 }
+                    v
                 }
+                (None, None) => unreachable!("a searched child has a node"),
             };
-            if -child_value >= v {
-                best.push(mv);
+            if v > best.0 {
+                best = (v, Some(kid.mv));
+                alpha = alpha.max(v);
+                if alpha >= beta {
+                    break;
+                }
             }
         }
+        Some(best)
+    }
+
+    /// Value and every optimal move; `None` if the budget ran out.
+    fn root_moves(&mut self, pos: &Quarto) -> Option<(Value, Vec<QuartoMove>)> {
+        let (v, _) = self.root_best(pos)?;
+        let value = Value::from_score(v);
+        let moves = pos.legal_moves();
+        if v == -1 || pos.is_over() {
+            return Some((value, moves));
+        }
+        let geo = self.prepare(pos.variant());
+        let kids = self.root_children(pos, geo);
+        self.root_total = kids.len() as u32;
+        let mut best = Vec::new();
+        for (i, kid) in kids.iter().enumerate() {
+            self.root_done = i as u32;
+            let mover = match (kid.known, &kid.node) {
+                (Some(k), _) => k,
+                (None, Some((n, t))) => {
+                    // Null window: is the child's value at most -v?
+                    let r = self.search(n, t, geo, -v, -v + 1);
+                    if self.aborted {
+                        return None;
+                    }
+                    if r <= -v { v } else { v - 1 }
+                }
+                (None, None) => unreachable!("a searched child has a node"),
+            };
+            if mover >= v {
+                best.push(kid.mv);
+            }
+        }
+        // Report in legal-move order.
+        best.sort_by_key(|mv| moves.iter().position(|m| m == mv));
         Some((value, best))
     }
 
-    fn search(&mut self, n: &Node, geo: &Geometry, mut alpha: i8, mut beta: i8) -> i8 {
-        if self.stats.nodes >= self.limit {
-            self.aborted = true;
+    /// Negamax over {-1, 0, 1} with alpha-beta; `t` are the threats of `n`'s board.
+    fn search(&mut self, n: &Node, t: &Threats, geo: &Geometry, mut alpha: i8, mut beta: i8) -> i8 {
+        if self.stats.nodes >= self.next_event && self.event() {
             return 0;
         }
         self.stats.nodes += 1;
-        let t = n.threats(geo);
         let hand = attr_byte(n.hand);
         if t.all & hand != 0 {
             return 1;
@@ -678,7 +988,8 @@ impl Solver {
         }
         let alpha0 = alpha;
 
-        let mut kids: [Kid; 240] = [(0, 0, 0); 240];
+        // This depth's scratch frame (deeper calls use lower ones): no zeroing per node.
+        let e = empties as usize;
         let mut nk = 0;
         let order = empties >= ORDER_MIN_EMPTIES;
         let mut empty = !n.occ;
@@ -690,31 +1001,42 @@ impl Solver {
             if safe == 0 {
                 continue;
             }
-            let t2 = if order {
-                let mut b = *n;
-                b.place(s, n.hand, geo);
-                Some(b.threats(geo))
-            } else {
-                None
-            };
+            let frame = &mut self.frames[e];
+            let b = &mut frame.boards[s];
+            *b = *n;
+            b.place(s, n.hand, geo);
+            frame.threats[s] = b.threats(geo);
+            let t2 = &frame.threats[s];
+            if empties == 3 {
+                // A leaf (see below): only "is some child left without a safe reply"
+                // matters, and one safe reply settles a child.
+                while safe != 0 {
+                    let g = safe.trailing_zeros() as u8;
+                    safe &= safe - 1;
+                    if !n.has_safe_reply(s, g, t2) {
+                        return 1;
+                    }
+                    nk += 1;
+                }
+                continue;
+            }
             while safe != 0 {
                 let g = safe.trailing_zeros() as u8;
                 safe &= safe - 1;
-                let score = match &t2 {
-                    Some(t2) => {
-                        let c = n.safe_replies(s, g, t2);
-                        if c == 0 && n.avail & !(1 << g) != 0 {
-                            // The opponent must hand us a winning piece.
-                            if let Some((o, m)) = key {
-                                self.table.store(o, m, 1, 1, empties);
-                            }
-                            return 1;
+                let score: u16 = if order {
+                    let c = n.safe_replies(s, g, t2) as u16;
+                    if c == 0 && n.avail & !(1 << g) != 0 {
+                        // The opponent must hand us a winning piece.
+                        if let Some((o, m)) = key {
+                            self.table.store(o, m, 1, 1, empties);
                         }
-                        c
+                        return 1;
                     }
-                    None => 0,
+                    c
+                } else {
+                    0
                 };
-                kids[nk] = (score, s as u8, g);
+                frame.kids[nk] = score << 8 | (s as u16) << 4 | u16::from(g);
                 nk += 1;
             }
         }
@@ -726,14 +1048,19 @@ impl Solver {
             // reply, would have lost (returned above); otherwise it draws.
             return 0;
         }
-        let kids = &mut kids[..nk];
         if order {
-            kids.sort_unstable_by_key(|k| k.0);
+            self.frames[e].kids[..nk].sort_unstable();
         }
         let mut best = -1;
-        for &(_, s, g) in kids.iter() {
-            let c = n.child(usize::from(s), g, geo);
-            let v = -self.search(&c, geo, -beta, -alpha);
+        for i in 0..nk {
+            let frame = &self.frames[e];
+            let k = frame.kids[i];
+            let (s, g) = (usize::from(k >> 4 & 15), (k & 15) as u8);
+            let mut c = frame.boards[s];
+            c.avail &= !(1 << g);
+            c.hand = g;
+            let tc = frame.threats[s];
+            let v = -self.search(&c, &tc, geo, -beta, -alpha);
             if self.aborted {
                 return 0;
             }
@@ -761,6 +1088,15 @@ impl Solver {
     }
 }
 
+/// A root move: its ordering key, the move, its value for the mover when known
+/// without a search, and otherwise the child to search with its threats.
+struct RootKid {
+    order: u32,
+    mv: QuartoMove,
+    known: Option<i8>,
+    node: Option<(Node, Threats)>,
+}
+
 fn outcome_value(pos: &Quarto, outcome: Outcome) -> Value {
     match outcome {
         Outcome::Draw => Value::Draw,
@@ -772,6 +1108,12 @@ fn outcome_value(pos: &Quarto, outcome: Outcome) -> Value {
 /// The exact value of `pos` with a fresh 2^20-entry solver.
 pub fn solve(pos: &Quarto) -> Value {
     Solver::with_table_bits(20).solve(pos)
+}
+
+/// The exact value and one optimal move (value-only mode), with a fresh 2^20-entry
+/// solver.
+pub fn solve_best(pos: &Quarto) -> (Value, Option<QuartoMove>) {
+    Solver::with_table_bits(20).solve_best(pos)
 }
 
 /// The exact value and every move achieving it, with a fresh 2^20-entry solver.

@@ -38,14 +38,16 @@ pub struct StranglerConfig {
 }
 
 impl Default for StranglerConfig {
-    /// Measured on random safe-play positions: the solver needs ~0.05-0.5 M nodes at 11
-    /// empty squares, ~0.4-2.5 M at 12 and ~3.5 M at 13 (~3 M nodes/s), so it is tried
-    /// from 11 with 1.5 M (a tournament game then takes well under a second).
+    /// Measured on random safe-play positions (value-only mode): the solver needs
+    /// ~0.1-1.5 M nodes at 12 empty squares, a few M at 13 and 24-50 M at 14, at
+    /// 1-3 M nodes/s on the 2-core test machine. So it is tried from 13 with 12 M nodes,
+    /// a few seconds at worst: inside the default 10 s per-call cap. Beyond that (the
+    /// first three placements of each side) the midgame heuristic plays.
     fn default() -> StranglerConfig {
         StranglerConfig {
             nodes: 200_000,
-            solve: 1_500_000,
-            exact: 11,
+            solve: 12_000_000,
+            exact: 13,
             depth: 8,
             tt_bits: 20,
         }
@@ -280,36 +282,21 @@ impl Strangler {
         let empties = 16 - pos.occupied().count_ones();
         if empties <= self.config.exact {
             let before = self.solver.stats().nodes;
-            let solved = self.solver.solve_moves_within(pos, self.config.solve);
+            // The value-only mode: its move is optimal and, among the optimal moves,
+            // leaves the opponent the fewest safe replies.
+            let solved = self.solver.solve_best_within(pos, self.config.solve);
             self.last_nodes += self.solver.stats().nodes - before;
             // When lost anyway, the midgame search picks the hardest line to find.
-            if let Some((value, best)) = solved
+            if let Ok((value, Some(best))) = solved
                 && value != Value::Loss
             {
-                return self.tie_break(pos, &best);
+                return best;
             }
         }
         if self.config.nodes == 0 {
             return self.safe_random(pos, moves);
         }
         self.midgame(pos, moves)
-    }
-
-    /// Among equally valued moves: an immediate win, else the fewest safe replies.
-    fn tie_break(&mut self, pos: &Quarto, best: &[QuartoMove]) -> QuartoMove {
-        let scored: Vec<(i64, QuartoMove)> = best
-            .iter()
-            .map(|&mv| {
-                let mut next = *pos;
-                next.play_unchecked(mv);
-                let key = match next.outcome() {
-                    Some(_) if pos.winning_squares(pos.in_hand().expect("hand")) != 0 => -1,
-                    _ => strangle_count(pos, mv).map_or(i64::MAX, i64::from),
-                };
-                (key, mv)
-            })
-            .collect();
-        self.pick_min(&scored)
     }
 
     fn safe_random(&mut self, pos: &Quarto, moves: &[QuartoMove]) -> QuartoMove {
