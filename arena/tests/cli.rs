@@ -1168,3 +1168,60 @@ fn careless_inputs_get_errors_that_say_what_to_do() {
     assert_eq!(a, b);
     assert!(a.starts_with("game 1:"), "{a}");
 }
+
+#[test]
+fn solve_quarto_value_only_with_a_node_budget_and_books_that_are_re_proved() {
+    // The trap position: the only win is (6, 5); value-only names one optimal move.
+    let v = ok(&[
+        "solve",
+        "quarto",
+        ".8f.eb..1d2.....:7",
+        "--value-only",
+        "--json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&v).unwrap();
+    assert_eq!(v["value"], "win");
+    assert_eq!(v["moves"], serde_json::json!(["6 5"]));
+    // A budget too small for a 12-empty position is refused, not ignored.
+    fails(
+        &["solve", "quarto", ".8f.eb..1d2.....:7", "--nodes", "1"],
+        &["node budget", "--nodes"],
+    );
+    let t = tmp();
+    // A book file is re-proved entry by entry; a wrong entry is named by its line.
+    let good = t.path().join("good.txt");
+    std::fs::write(
+        &good,
+        "# variant position value move\nlines .8f.eb..1d2.....:7 win 6 5\n",
+    )
+    .unwrap();
+    let said = ok(&["book", "quarto", "--verify", s(&good)]);
+    assert!(said.contains("1 entries re-proved"), "{said}");
+    let bad = t.path().join("bad.txt");
+    std::fs::write(&bad, "lines .8f.eb..1d2.....:7 draw 6 5\n").unwrap();
+    fails(
+        &["book", "quarto", "--verify", s(&bad)],
+        &["bad.txt", "line 1"],
+    );
+    // Building: every entry within 1 ply of the empty board, each within its budget.
+    let out = t.path().join("book.txt");
+    ok(&[
+        "book",
+        "quarto",
+        "--plies",
+        "1",
+        "--nodes",
+        "1000",
+        "--out",
+        s(&out),
+    ]);
+    let text = read(&out);
+    let entries: Vec<&str> = text.lines().filter(|l| !l.starts_with('#')).collect();
+    assert!(!entries.is_empty(), "{text}");
+    assert!(entries.iter().all(|l| l.starts_with("lines ")), "{text}");
+    ok(&["book", "quarto", "--verify", s(&out), "--nodes", "1000"]);
+    fails(
+        &["book", "dominoes", "--out", s(&out)],
+        &["no book for dominoes"],
+    );
+}

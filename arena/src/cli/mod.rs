@@ -8,7 +8,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
 
 pub use run::{MatchArgs, MergeArgs, ReplayArgs, RunArgs, ShardArgs};
-pub use tools::{PerftArgs, ServeArgs, SolveArgs};
+pub use tools::{BookArgs, PerftArgs, ServeArgs, SolveArgs};
 
 #[derive(Parser, Debug)]
 #[command(
@@ -39,6 +39,8 @@ pub enum Command {
     Train(crate::train::TrainArgs),
     /// Exact values and optimal moves of positions (D17 / Q9 notation).
     Solve(SolveArgs),
+    /// Build an opening book of exact values (Quarto), or re-prove one with --verify.
+    Book(BookArgs),
     /// Internal: confine this process with Landlock, then become an external agent.
     #[command(name = "__sandbox", hide = true)]
     Sandbox(crate::sandbox::SandboxArgs),
@@ -60,6 +62,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Serve(args) => tools::serve(args),
         Command::Train(args) => crate::train::run(args),
         Command::Solve(args) => tools::solve(args),
+        Command::Book(args) => tools::book(args),
         Command::Sandbox(args) => crate::sandbox::run(args),
     }
 }

@@ -40,6 +40,73 @@ pub struct SolveArgs {
     /// JSON lines instead of text.
     #[arg(long)]
     pub json: bool,
+    /// The value and one optimal move (much cheaper) instead of every optimal move.
+    #[arg(long)]
+    pub value_only: bool,
+    /// Give up past this many solver nodes (default: no limit).
+    #[arg(long)]
+    pub nodes: Option<u64>,
+    /// Progress on stderr during long solves: `auto` shows it on a terminal.
+    #[arg(long, value_enum, default_value_t = super::ProgressMode::Auto)]
+    pub progress: super::ProgressMode,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct BookArgs {
+    #[arg(value_parser = task::parse_name)]
+    pub game: String,
+    /// The variant (Quarto: `lines` or `squares`).
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// Plies from the empty board to cover (one entry per symmetry class).
+    #[arg(long, default_value_t = 2)]
+    pub plies: u32,
+    /// Solver nodes per entry; an entry over budget is written `unknown`.
+    #[arg(long, default_value_t = 50_000_000)]
+    pub nodes: u64,
+    /// The book file to write.
+    #[arg(long, required_unless_present = "verify")]
+    pub out: Option<std::path::PathBuf>,
+    /// Re-prove every entry of this book file instead of building one.
+    #[arg(long, conflicts_with = "out")]
+    pub verify: Option<std::path::PathBuf>,
+    #[arg(long, value_enum, default_value_t = super::ProgressMode::Auto)]
+    pub progress: super::ProgressMode,
+}
+
+pub fn book(args: BookArgs) -> Result<()> {
+    use std::io::IsTerminal;
+    let task = task::lookup(&args.game)?;
+    let progress = args.progress == super::ProgressMode::Auto && std::io::stderr().is_terminal();
+    if let Some(path) = &args.verify {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let checked = task
+            .verify_book(&text, args.nodes)
+            .with_context(|| format!("in {}", path.display()))?;
+        return emit(&format!(
+            "{}: {checked} entries re-proved\n",
+            path.display()
+        ));
+    }
+    let Some(out) = &args.out else {
+        anyhow::bail!("arena book needs --out FILE or --verify FILE");
+    };
+    let text = task.book(&task::BookOptions {
+        variant: args.variant.clone(),
+        plies: args.plies,
+        nodes: args.nodes,
+        progress,
+    })?;
+    std::fs::write(out, &text).with_context(|| format!("writing {}", out.display()))?;
+    let unknown = text.lines().filter(|l| l.contains(" unknown")).count();
+    emit(&format!(
+        "{}: {} entries, {unknown} over budget\n",
+        out.display(),
+        text.lines()
+            .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+            .count()
+    ))
 }
 
 pub fn perft(args: PerftArgs) -> Result<()> {
@@ -64,6 +131,12 @@ pub fn solve(args: SolveArgs) -> Result<()> {
     let task = task::lookup(&args.game)?;
     let options = SolveOptions {
         variant: args.variant.clone(),
+        value_only: args.value_only,
+        nodes: args.nodes,
+        progress: args.progress == super::ProgressMode::Auto && {
+            use std::io::IsTerminal;
+            std::io::stderr().is_terminal()
+        },
     };
     let mut out = std::io::stdout().lock();
     if let Some(p) = &args.position {

@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use arena_core::rng::{Family, Purpose, StreamId};
 use arena_core::{Agent, AgentError, Game, Seat};
 
-use super::{Prepared, SolveOptions, Solved, Task};
+use super::{BookOptions, Prepared, SolveOptions, Solved, Task};
 use crate::config::Plan;
 use crate::external::{ExternalRuntime, Wire};
 use crate::record::{Duel, Extra, JobKey, Record, Score, Side, Termination};
@@ -58,6 +58,14 @@ pub trait DuelGame: Send + Sync + 'static {
     }
 
     fn perft(_variant: Option<&str>, _depth: u32) -> Result<Option<u64>> {
+        Ok(None)
+    }
+
+    fn book(_options: &BookOptions) -> Result<Option<String>> {
+        Ok(None)
+    }
+
+    fn verify_book(_text: &str, _nodes: u64) -> Result<Option<usize>> {
         Ok(None)
     }
 
@@ -136,6 +144,15 @@ impl<D: DuelGame> Task for DuelTask<D> {
     fn perft(&self, variant: Option<&str>, depth: u32) -> Result<u64> {
         D::perft(variant, depth)?
             .ok_or_else(|| anyhow::anyhow!("arena perft does not count {} moves", D::NAME))
+    }
+
+    fn book(&self, options: &BookOptions) -> Result<String> {
+        D::book(options)?.ok_or_else(|| anyhow::anyhow!("arena book has no book for {}", D::NAME))
+    }
+
+    fn verify_book(&self, text: &str, nodes: u64) -> Result<usize> {
+        D::verify_book(text, nodes)?
+            .ok_or_else(|| anyhow::anyhow!("arena book has no book for {}", D::NAME))
     }
 
     fn learned(&self) -> Option<agents::learned::GameKind> {

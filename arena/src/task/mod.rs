@@ -50,6 +50,16 @@ pub trait Task: Send + Sync {
         anyhow::bail!("arena perft does not count {} moves", self.name())
     }
 
+    /// `arena book`: an opening book, solved and written as text.
+    fn book(&self, _options: &BookOptions) -> Result<String> {
+        anyhow::bail!("arena book has no book for {}", self.name())
+    }
+
+    /// `arena book --verify`: re-proves every entry of a book; returns how many.
+    fn verify_book(&self, _text: &str, _nodes: u64) -> Result<usize> {
+        anyhow::bail!("arena book has no book for {}", self.name())
+    }
+
     /// `arena train`: the learned evaluator's kind, when this task has one.
     fn learned(&self) -> Option<agents::learned::GameKind> {
         None
@@ -74,6 +84,23 @@ pub trait Prepared: Send + Sync {
 pub struct SolveOptions {
     /// A game variant (Quarto: `lines` or `squares`).
     pub variant: Option<String>,
+    /// The value and one optimal move (cheaper) instead of every optimal move.
+    pub value_only: bool,
+    /// Give up past this many solver nodes.
+    pub nodes: Option<u64>,
+    /// Report progress on stderr during long solves.
+    pub progress: bool,
+}
+
+/// Options of `arena book`.
+#[derive(Clone, Debug, Default)]
+pub struct BookOptions {
+    pub variant: Option<String>,
+    /// Plies from the start position to cover.
+    pub plies: u32,
+    /// Solver nodes per entry (an entry over budget is written `unknown`).
+    pub nodes: u64,
+    pub progress: bool,
 }
 
 /// A solved position: its canonical notation, value and optimal moves.

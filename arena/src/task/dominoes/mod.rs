@@ -91,13 +91,19 @@ impl DuelGame for DominoesGame {
     }
 
     /// Endgames in D17 notation; the value is `1`, `0.5` or `0` for the side to move.
-    fn solve(position: &str, _options: &SolveOptions) -> Result<Option<Solved>> {
+    fn solve(position: &str, options: &SolveOptions) -> Result<Option<Solved>> {
         let endgame: Endgame = position.parse()?;
         let solution = agents::dominoes::solver::solve(&endgame);
+        let keep = if options.value_only { 1 } else { usize::MAX };
         Ok(Some(Solved {
             position: endgame.to_string(),
             value: solution.value.to_string(),
-            moves: solution.best.iter().map(ToString::to_string).collect(),
+            moves: solution
+                .best
+                .iter()
+                .take(keep)
+                .map(ToString::to_string)
+                .collect(),
         }))
     }
 

@@ -5,6 +5,8 @@ mod wire;
 
 use std::fmt::Write as _;
 
+use agents::quarto::book;
+use agents::quarto::solver::Solver;
 use agents::{Spec, SpecError};
 use anyhow::{Result, anyhow};
 use arena_core::quarto::{Case, Ending, Quarto, Setup, Square, Variant};
@@ -12,7 +14,7 @@ use arena_core::rng::Family;
 use arena_core::{Agent, Game, Seat};
 
 use super::duel::{DuelGame, DuelTask};
-use super::{SolveOptions, Solved};
+use super::{BookOptions, SolveOptions, Solved};
 use crate::record::{Extra, Termination};
 
 pub struct QuartoGame;
@@ -96,12 +98,75 @@ impl DuelGame for QuartoGame {
         let setup: Setup = position.parse()?;
         let pos = Quarto::from_setup(variant(options.variant.as_deref())?, &setup)
             .map_err(|e| anyhow!("invalid quarto position {position:?}: {e}"))?;
-        let (value, moves) = agents::quarto::solver::solve_moves(&pos);
+        let mut solver = Solver::new();
+        if options.progress {
+            solver.set_progress(1 << 22, |p| {
+                eprint!(
+                    "\r{} M nodes, root move {}/{}   ",
+                    p.nodes >> 20,
+                    p.root_done,
+                    p.root_moves
+                );
+            });
+        }
+        let over = |e: agents::quarto::solver::BudgetExhausted| {
+            anyhow!("{position}: {e}; raise --nodes, or ask --value-only")
+        };
+        let (value, moves) = match (options.value_only, options.nodes) {
+            (true, None) => {
+                let (v, m) = solver.solve_best(&pos);
+                (v, m.into_iter().collect())
+            }
+            (true, Some(n)) => {
+                let (v, m) = solver.solve_best_within(&pos, n).map_err(over)?;
+                (v, m.into_iter().collect())
+            }
+            (false, None) => solver.solve_moves(&pos),
+            (false, Some(n)) => solver.solve_moves_budget(&pos, n).map_err(over)?,
+        };
+        if options.progress {
+            eprint!("\r{:60}\r", "");
+        }
         Ok(Some(Solved {
             position: setup.to_string(),
             value: value.to_string(),
-            moves: moves.iter().map(ToString::to_string).collect(),
+            moves: moves.iter().map(ToString::to_string).collect::<Vec<_>>(),
         }))
+    }
+
+    /// One entry per symmetry class within `plies` of the empty board, each solved
+    /// within its node budget (`docs/benchmarks.md`).
+    fn book(options: &BookOptions) -> Result<Option<String>> {
+        let root = Quarto::new(variant(options.variant.as_deref())?);
+        let config = book::BookConfig {
+            plies: options.plies,
+            max_nodes: options.nodes,
+            ..book::BookConfig::default()
+        };
+        let show = options.progress;
+        let built = book::build(&root, config, |p| {
+            if show {
+                eprint!(
+                    "\r{}/{} entries, {} M nodes   ",
+                    p.done,
+                    p.total,
+                    p.nodes >> 20
+                );
+            }
+        });
+        if show {
+            eprintln!();
+        }
+        Ok(Some(built.to_string()))
+    }
+
+    fn verify_book(text: &str, nodes: u64) -> Result<Option<usize>> {
+        let parsed: book::Book = text.parse()?;
+        Ok(Some(book::verify(
+            &parsed,
+            nodes,
+            book::BookConfig::default().table_bits,
+        )?))
     }
 
     fn perft(variant_name: Option<&str>, depth: u32) -> Result<Option<u64>> {
