@@ -10,7 +10,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 use crate::config::Plan;
-use crate::engine::{self, Execution, Observer, RunEnd, Shard, SprtMonitor};
+use crate::engine::{self, Execution, Observer, RunEnd, Shard, SprtMonitor, StartupGuard};
 use crate::external::{ExecAgent, ExternalRuntime};
 use crate::report::{ConsoleTable, Exporter, Forfeits, Progress, RunFacts, Tally, export};
 use crate::rundir::results::{ResultsWriter, Torn, read_rows};
@@ -105,10 +105,21 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
     let harness = |e: anyhow::Error| e.context(HarnessFailure);
     let mut writer = ResultsWriter::append(&games_csv, plan, done).map_err(harness)?;
     let mut progress = Progress::new(exec.progress, plan, total, done);
+    // Only games played now: the ones on disk were judged when they were played.
+    let mut guard = StartupGuard::new(
+        plan.matchups(),
+        plan.agents.len(),
+        plan.limits.start_failures,
+    );
     engine::stop::install();
     let end = {
-        let mut observers: Vec<&mut dyn Observer> =
-            vec![&mut writer, &mut tally, &mut forfeits, &mut progress];
+        let mut observers: Vec<&mut dyn Observer> = vec![
+            &mut writer,
+            &mut tally,
+            &mut forfeits,
+            &mut progress,
+            &mut guard,
+        ];
         if let Some(s) = &mut sprt {
             observers.push(s);
         }
@@ -132,6 +143,18 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
     }
     let end = end.map_err(harness)?;
     let played = writer.written;
+    if let Some((agent, reason)) = &guard.tripped {
+        let name = &plan.agents[*agent].name;
+        let tail = stderr_tail(run, *agent, name);
+        run.log(&format!(
+            "stopped: agent {name:?} could not start: {reason}"
+        ))?;
+        anyhow::bail!(
+            "agent {name:?} could not start, so the run stopped after {played} games: {reason}{tail}\n\
+             fix the agent, then finish the run with `arena run --resume {}`",
+            run.dir.display()
+        );
+    }
     run.log(&format!(
         "{} {} games in {:.2} s at concurrency {}{}",
         if end == RunEnd::Interrupted {
@@ -276,4 +299,23 @@ pub fn replay(dir: &Path, index: u64) -> Result<String> {
     let external = external_runtime(&run, 0)?;
     let (text, _) = prepared.replay(&schedule.job(index), external.as_ref())?;
     Ok(text)
+}
+
+/// The last lines an external agent wrote on stderr, for an error message.
+fn stderr_tail(run: &RunDir, agent: usize, name: &str) -> String {
+    let path = run.dir.join(format!(
+        "stderr-{}.log",
+        crate::external::label(agent, name)
+    ));
+    let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    if lines.is_empty() {
+        return String::new();
+    }
+    let last = &lines[lines.len().saturating_sub(5)..];
+    format!(
+        "\nits stderr ({}) ends with:\n  {}",
+        path.display(),
+        last.join("\n  ")
+    )
 }

@@ -612,25 +612,28 @@ fn an_empty_exec_spec_is_refused_clearly() {
 }
 
 #[test]
-fn a_missing_external_program_forfeits_its_games_as_startup() {
+fn a_missing_external_program_stops_the_run_and_says_why() {
     let t = tmp();
     let out = t.path().join("run");
-    ok(&match_args(
+    let mut args = match_args(
         "dominoes",
         &["exec:./no-such-bot", "random"],
         "5,4",
-        "2",
+        "6",
         s(&out),
-    ));
-    let games = read(&out.join("games.csv"));
-    let rows = table(&games);
-    assert_eq!(rows.len(), 2);
-    for r in rows {
-        assert_eq!(r["termination"], "startup");
-        assert_eq!(r["forfeit"], "a");
-        assert!(r["reason"].contains("no-such-bot"), "{r:?}");
-        assert_eq!(r["score_b"], "1");
-    }
+    );
+    args.extend(["--concurrency", "1"]);
+    let stderr = fails(&args, &["could not start", "no-such-bot", "--resume"]);
+    // The shell's complaint, from the bot's stderr log.
+    assert!(stderr.contains("not found"), "{stderr}");
+    // The game that showed it is on disk, with its reason; the run stopped there.
+    let rows = table(&read(&out.join("games.csv")));
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert_eq!(rows[0]["termination"], "startup");
+    assert_eq!(rows[0]["forfeit"], "a");
+    assert!(rows[0]["reason"].contains("no-such-bot"), "{rows:?}");
+    assert_eq!(rows[0]["score_b"], "1");
+    assert!(read(&out.join("run.log")).contains("could not start"));
 }
 
 #[test]

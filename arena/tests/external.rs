@@ -150,8 +150,9 @@ fn sample_bots_play_clean_games() {
 #[test]
 fn every_kind_of_broken_bot_forfeits_only_its_own_games() {
     let fix = fixture();
+    // Bots that never start (`exit`, a missing program) stop the run instead: tested
+    // below in `a_bot_that_cannot_start_stops_the_run`.
     let faults = [
-        ("exit", "exit", "startup"),
         ("crash", "crash 1", "crash"),
         ("hang", "hang", "timeout"),
         ("sleep", "sleep", "timeout"),
@@ -171,11 +172,9 @@ fn every_kind_of_broken_bot_forfeits_only_its_own_games() {
             "[[agents]]\nname = \"{name}\"\nspec = \"exec:python3 {fix} {mode}\"\n"
         ));
     }
-    config.push_str("[[agents]]\nname = \"never\"\nspec = \"exec:/nonexistent/arena-bot\"\n");
     let expected = |name: &str| -> &str {
         match name {
             "greedy" => "",
-            "never" => "startup",
             _ => faults.iter().find(|f| f.0 == name).unwrap().2,
         }
     };
@@ -187,11 +186,7 @@ fn every_kind_of_broken_bot_forfeits_only_its_own_games() {
         String::from_utf8_lossy(&output.stderr)
     );
     let rows = rows(&out);
-    assert_eq!(
-        rows.len(),
-        11 * 10 / 2 * 2,
-        "the whole round robin completes"
-    );
+    assert_eq!(rows.len(), 9 * 8 / 2 * 2, "the whole round robin completes");
     let mut seen = std::collections::BTreeMap::new();
     for r in &rows {
         let (a, b, termination, forfeit) = (&r[4], &r[5], &r[8], &r[9]);
@@ -215,7 +210,7 @@ fn every_kind_of_broken_bot_forfeits_only_its_own_games() {
         }
     }
     for name in [
-        "exit", "hang", "sleep", "flood", "garbage", "illegal", "memory", "never", "crash",
+        "hang", "sleep", "flood", "garbage", "illegal", "memory", "crash",
     ] {
         assert!(
             seen.get(name).copied().unwrap_or(0) > 0,
@@ -307,4 +302,36 @@ fn a_spent_case_budget_loses_the_rest_of_the_case_identically_every_run() {
     }
     assert_eq!(runs[0], runs[1]);
     assert_eq!(runs[1], runs[2]);
+}
+
+/// A bot that never answers `init` (it exits, or its program is missing) stops the run at
+/// its first game with exit 2, the reason, and its stderr; the rest is not played.
+#[test]
+fn a_bot_that_cannot_start_stops_the_run() {
+    let fix = fixture();
+    for (spec, says) in [
+        (format!("exec:python3 {fix} exit"), "could not start"),
+        ("exec:/nonexistent/arena-bot".to_owned(), "not found"),
+    ] {
+        let t = tempfile::tempdir().unwrap();
+        let config = format!(
+            "game = \"dominoes\"\ncases = \"5,4 6,4\"\ngames_per_case = 10\n\
+             agents = [\"greedy\", \"{spec}\"]\n[limits]\nstartup_ms = 3000\n"
+        );
+        let (out, output) = run_config(t.path(), &config);
+        assert_eq!(output.status.code(), Some(2), "{spec}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(
+            stderr.contains(says) && stderr.contains("--resume"),
+            "{spec}: {stderr}"
+        );
+        let rows = rows(&out);
+        assert!(
+            rows.len() <= 2,
+            "{spec}: the run went on: {} games",
+            rows.len()
+        );
+        assert!(rows.iter().any(|r| &r[8] == "startup"), "{spec}");
+        assert!(leftover_fixture_processes().is_empty());
+    }
 }

@@ -9,6 +9,6 @@ mod run;
 mod schedule;
 pub mod stop;
 
-pub use observer::{Flow, Observer, SprtMonitor};
+pub use observer::{Flow, Observer, SprtMonitor, StartupGuard};
 pub use run::{Execution, RunEnd, Span, play_all};
 pub use schedule::{Schedule, Shard};

@@ -3,7 +3,7 @@
 use anyhow::Result;
 
 use crate::config::SprtConfig;
-use crate::record::Record;
+use crate::record::{Record, Side, Termination};
 use crate::stats::{Pentanomial, Sprt};
 
 /// Whether the run goes on after a record.
@@ -55,6 +55,51 @@ impl Observer for SprtMonitor {
             }
         }
         Ok(if self.decided {
+            Flow::Stop
+        } else {
+            Flow::Continue
+        })
+    }
+}
+
+/// Stops the run when an agent cannot start: its first game, or `limit` of its games in
+/// a row (in game order), forfeited at start-up. Like cutechess and fastchess: a bot that
+/// does not start is a setup error to fix, not a result.
+pub struct StartupGuard {
+    /// Per matchup, the plan's agent indices (a, b).
+    matchups: Vec<(usize, usize)>,
+    /// Per agent: games seen, and start-up failures in a row.
+    seen: Vec<(u64, u32)>,
+    limit: u32,
+    /// The agent that tripped the guard, and the reason of its last failure.
+    pub tripped: Option<(usize, String)>,
+}
+
+impl StartupGuard {
+    pub fn new(matchups: Vec<(usize, usize)>, agents: usize, limit: u32) -> StartupGuard {
+        StartupGuard {
+            matchups,
+            seen: vec![(0, 0); agents],
+            limit: limit.max(1),
+            tripped: None,
+        }
+    }
+}
+
+impl Observer for StartupGuard {
+    fn record(&mut self, record: &Record) -> Result<Flow> {
+        let (a, b) = self.matchups[usize::from(record.key.matchup)];
+        for (side, agent) in [(Side::A, a), (Side::B, b)] {
+            let (games, in_a_row) = &mut self.seen[agent];
+            *games += 1;
+            let failed =
+                record.termination == Termination::Startup && record.outcome.forfeit == Some(side);
+            *in_a_row = if failed { *in_a_row + 1 } else { 0 };
+            if failed && (*games == 1 || *in_a_row >= self.limit) && self.tripped.is_none() {
+                self.tripped = Some((agent, record.reason.clone()));
+            }
+        }
+        Ok(if self.tripped.is_some() {
             Flow::Stop
         } else {
             Flow::Continue

@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 use self::log::StderrLog;
 use self::process::Process;
 
-pub use self::process::absolutize;
+pub use self::process::{absolutize, label};
 
 /// Resource limits for external agents (defaults: TCO09's).
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -41,6 +41,9 @@ pub struct Limits {
     /// When an agent has no games left in a case (or the run stops), its process gets
     /// EOF on stdin and this long to exit before it is killed.
     pub grace_ms: u64,
+    /// Stop the run when an agent's first game, or this many of its games in a row (in
+    /// game order), fail at start-up: a bot that cannot start is a setup error.
+    pub start_failures: u32,
 }
 
 impl Default for Limits {
@@ -53,6 +56,7 @@ impl Default for Limits {
             max_line: 64,
             stderr_bytes: 1 << 20,
             grace_ms: 1000,
+            start_failures: 3,
         }
     }
 }
