@@ -209,6 +209,10 @@ fn every_kind_of_broken_bot_forfeits_only_its_own_games() {
             _ => assert!(["domino", "blocked"].contains(&termination), "{r:?}"),
         }
     }
+    // An illegal move's reason says what is wrong with it.
+    for r in rows.iter().filter(|r| &r[8] == "illegal") {
+        assert!(r[10].starts_with("L99: the hand holds "), "{r:?}");
+    }
     for name in [
         "hang", "sleep", "flood", "garbage", "illegal", "memory", "crash",
     ] {

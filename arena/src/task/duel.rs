@@ -51,6 +51,12 @@ pub trait DuelGame: Send + Sync + 'static {
     /// A text drawing of a position, for `arena replay`.
     fn draw(position: &Self::G) -> String;
 
+    /// Why the referee refuses `mv` in `position`, in words a bot author can act on
+    /// (the forfeit's `reason`).
+    fn explain_illegal(_position: &Self::G, mv: <Self::G as Game>::Move) -> String {
+        format!("{mv} is not legal here")
+    }
+
     fn serve(spec: &Spec, seed: u64) -> Result<()>;
 
     fn solve(_position: &str, _options: &SolveOptions) -> Result<Option<Solved>> {
@@ -287,13 +293,13 @@ impl<D: DuelGame> PreparedDuel<D> {
                 }
             };
             plies += 1;
-            if let Err(e) = position.try_play(mv) {
+            if position.try_play(mv).is_err() {
                 forfeit = Some(forfeited(
                     observe,
                     slot,
                     seat,
                     Termination::Illegal,
-                    format!("{mv}: {e}"),
+                    D::explain_illegal(&position, mv),
                 ));
                 break;
             }

@@ -5,9 +5,9 @@ mod wire;
 
 use agents::{Spec, SpecError};
 use anyhow::Result;
-use arena_core::dominoes::{Case, Deal, Dominoes, EndReason, Endgame};
+use arena_core::dominoes::{Case, Deal, DominoMove, Dominoes, End, EndReason, Endgame};
 use arena_core::rng::Family;
-use arena_core::{Agent, Seat};
+use arena_core::{Agent, Game, Seat};
 
 use super::duel::{DuelGame, DuelTask};
 use super::{SolveOptions, Solved};
@@ -86,6 +86,47 @@ impl DuelGame for DominoesGame {
         position.to_string()
     }
 
+    fn explain_illegal(position: &Dominoes, mv: DominoMove) -> String {
+        let hand = position.hand(position.to_move()).tiles();
+        let (l, r) = (position.line().left(), position.line().right());
+        let fitting = hand.iter().find_map(|t| {
+            if t.has(l) {
+                Some(format!("{t}, which fits the left end ({l})"))
+            } else if t.has(r) {
+                Some(format!("{t}, which fits the right end ({r})"))
+            } else {
+                None
+            }
+        });
+        match mv {
+            DominoMove::Place { end, index } => match hand.get(usize::from(index)) {
+                None => format!(
+                    "{mv}: the hand holds {} tiles (indices 0 to {})",
+                    hand.len(),
+                    hand.len().saturating_sub(1)
+                ),
+                Some(t) => {
+                    let (side, n) = match end {
+                        End::Left => ("left", l),
+                        End::Right => ("right", r),
+                    };
+                    format!("{mv}: {t} does not fit the {side} end ({n})")
+                }
+            },
+            DominoMove::Draw => match fitting {
+                Some(f) => format!("DRAW while holding {f}"),
+                None => "DRAW with the stock empty (PASS instead)".to_owned(),
+            },
+            DominoMove::Pass => match fitting {
+                Some(f) => format!("PASS while holding {f}"),
+                None => format!(
+                    "PASS with {} tiles in the stock (DRAW instead)",
+                    position.stock_len()
+                ),
+            },
+        }
+    }
+
     fn serve(spec: &Spec, seed: u64) -> Result<()> {
         serve::run(spec, seed)
     }
@@ -109,5 +150,42 @@ impl DuelGame for DominoesGame {
 
     fn learned() -> Option<agents::learned::GameKind> {
         Some(agents::learned::GameKind::Dominoes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arena_core::dominoes::Tile;
+
+    /// N=5, H=4: A holds 3-4 (the start) 0-1 0-2 1-2; B holds 1-4 2-3 0-3 2-4.
+    fn game() -> Dominoes {
+        let t = |s: &str| s.parse::<Tile>().unwrap();
+        let mut order = vec![t("3-4"), t("0-1"), t("0-2"), t("1-2")];
+        order.extend([t("1-4"), t("2-3"), t("0-3"), t("2-4")]);
+        let case: Case = "5,4".parse().unwrap();
+        order.extend(
+            Tile::set(5)
+                .filter(|x| !order.contains(x))
+                .collect::<Vec<_>>(),
+        );
+        Dominoes::new(&Deal::from_order(case, order).unwrap())
+    }
+
+    #[test]
+    fn illegal_moves_are_explained() {
+        // B moves first (A owned 3-4): the line is 3-4, B holds 1-4 2-3 0-3 2-4.
+        let g = game();
+        let explain = |m: &str| DominoesGame::explain_illegal(&g, m.parse().unwrap());
+        assert_eq!(explain("L9"), "L9: the hand holds 4 tiles (indices 0 to 3)");
+        assert_eq!(explain("L0"), "L0: 1-4 does not fit the left end (3)");
+        assert_eq!(
+            explain("DRAW"),
+            "DRAW while holding 1-4, which fits the right end (4)"
+        );
+        assert_eq!(
+            explain("PASS"),
+            "PASS while holding 1-4, which fits the right end (4)"
+        );
     }
 }

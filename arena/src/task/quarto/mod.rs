@@ -9,7 +9,7 @@ use agents::quarto::book;
 use agents::quarto::solver::Solver;
 use agents::{Spec, SpecError};
 use anyhow::{Result, anyhow};
-use arena_core::quarto::{Case, Ending, Quarto, Setup, Square, Variant};
+use arena_core::quarto::{Case, Ending, Piece, Quarto, QuartoMove, Setup, Square, Variant};
 use arena_core::rng::Family;
 use arena_core::{Agent, Game, Seat};
 
@@ -87,6 +87,35 @@ impl DuelGame for QuartoGame {
         let hand = position.in_hand().map_or("-".into(), |p| p.to_string());
         let _ = write!(out, "in hand: {hand}   notation: {}", position.setup());
         out
+    }
+
+    fn explain_illegal(position: &Quarto, mv: QuartoMove) -> String {
+        let used = |p: Piece| position.available() & (1 << p.index()) == 0;
+        match mv {
+            QuartoMove::Give(_) if position.in_hand().is_some() => format!(
+                "{mv}: a piece is in hand ({}); place it first",
+                position
+                    .in_hand()
+                    .map_or(String::new(), |h| h.index().to_string())
+            ),
+            QuartoMove::Give(p) if used(p) => format!("{mv}: piece {} is already used", p.index()),
+            QuartoMove::Give(_) => format!("{mv} is not legal here"),
+            QuartoMove::Place { .. } if position.in_hand().is_none() => {
+                format!("{mv}: no piece in hand; the opening move is a give (- <piece>)")
+            }
+            QuartoMove::Place { square, .. } if position.piece_at(square).is_some() => {
+                format!("{mv}: square {} is taken", square.index())
+            }
+            QuartoMove::Place { give: Some(p), .. } if used(p) => {
+                format!("{mv}: piece {} is already used or in play", p.index())
+            }
+            QuartoMove::Place { give: Some(_), .. } => {
+                format!("{mv}: a winning placement, or the last piece, is written without a give")
+            }
+            QuartoMove::Place { give: None, .. } => {
+                format!("{mv}: a placement that does not win must give a piece")
+            }
+        }
     }
 
     fn serve(spec: &Spec, seed: u64) -> Result<()> {
