@@ -37,7 +37,7 @@ pub enum RunEnd {
 
 /// Records a worker holds before sending them: few enough that progress stays lively,
 /// enough that the channel costs nothing per game.
-const BATCH: usize = 64;
+const BATCH: usize = 256;
 /// Games a worker may run ahead of the first one not yet handed on, per worker.
 const WINDOW_PER_WORKER: u64 = 1024;
 
