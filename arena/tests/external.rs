@@ -6,11 +6,11 @@ use std::process::Command;
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 
-fn fixture() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/fault_bot.py")
-        .display()
-        .to_string()
+/// The fault bot's path and a tag naming the test, so that a test checks for leftovers of
+/// its own bots only (tests of this file run side by side).
+fn fixture(tag: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fault_bot.py");
+    format!("{} --tag={tag}", path.display())
 }
 
 fn repo(path: &str) -> String {
@@ -45,13 +45,14 @@ fn rows(dir: &Path) -> Vec<csv::StringRecord> {
     r.records().map(Result::unwrap).collect()
 }
 
-/// Processes still running one of our fixtures (none may outlive a run).
-fn leftover_fixture_processes() -> Vec<String> {
+/// Processes still running one of this test's fixtures (none may outlive a run).
+fn leftover_fixture_processes(tag: &str) -> Vec<String> {
+    let tag = format!("--tag={tag}");
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         if let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) {
             let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-            if cmd.contains("fault_bot.py") && !cmd.contains("cargo") {
+            if cmd.contains("fault_bot.py") && cmd.contains(&tag) {
                 found.push(cmd);
             }
         }
@@ -149,7 +150,7 @@ fn sample_bots_play_clean_games() {
 
 #[test]
 fn every_kind_of_broken_bot_forfeits_only_its_own_games() {
-    let fix = fixture();
+    let fix = fixture("every-kind");
     // Bots that never start (`exit`, a missing program) stop the run instead: tested
     // below in `a_bot_that_cannot_start_stops_the_run`.
     let faults = [
@@ -241,9 +242,9 @@ fn every_kind_of_broken_bot_forfeits_only_its_own_games() {
     let size = log.metadata().unwrap().len();
     assert!(size > 100_000 && size < (1 << 20) + 1000, "{size}");
     assert!(
-        leftover_fixture_processes().is_empty(),
+        leftover_fixture_processes("every-kind").is_empty(),
         "{:?}",
-        leftover_fixture_processes()
+        leftover_fixture_processes("every-kind")
     );
 }
 
@@ -251,7 +252,7 @@ fn every_kind_of_broken_bot_forfeits_only_its_own_games() {
 /// not, the run log says so.
 #[test]
 fn a_confined_bot_cannot_read_the_run_directory() {
-    let fix = fixture();
+    let fix = fixture("snoop");
     let t = tempfile::tempdir().unwrap();
     let config = format!(
         "game = \"dominoes\"\ncases = \"5,4 7,5\"\ngames_per_case = 4\n\
@@ -278,7 +279,7 @@ fn a_confined_bot_cannot_read_the_run_directory() {
 /// lost at once. A sleeping bot with a small budget gives the same games.csv every run.
 #[test]
 fn a_spent_case_budget_loses_the_rest_of_the_case_identically_every_run() {
-    let fix = fixture();
+    let fix = fixture("budget");
     let config = format!(
         "game = \"dominoes\"\ncases = \"5,4\"\ngames_per_case = 12\nseed = 3\n\
          concurrency = 1\n\
@@ -312,7 +313,7 @@ fn a_spent_case_budget_loses_the_rest_of_the_case_identically_every_run() {
 /// its first game with exit 2, the reason, and its stderr; the rest is not played.
 #[test]
 fn a_bot_that_cannot_start_stops_the_run() {
-    let fix = fixture();
+    let fix = fixture("cannot-start");
     for (spec, says) in [
         (format!("exec:python3 {fix} exit"), "could not start"),
         ("exec:/nonexistent/arena-bot".to_owned(), "not found"),
@@ -336,6 +337,7 @@ fn a_bot_that_cannot_start_stops_the_run() {
             rows.len()
         );
         assert!(rows.iter().any(|r| &r[8] == "startup"), "{spec}");
-        assert!(leftover_fixture_processes().is_empty());
+        let left = leftover_fixture_processes("cannot-start");
+        assert!(left.is_empty(), "{spec}: {left:?}");
     }
 }
