@@ -112,6 +112,9 @@ pub struct Line {
     slots: [OrientedTile; 2 * MAX_TILES - 1],
     start: u8,
     end: u8,
+    /// The outer numbers of the left and right ends, kept beside the slots: every turn
+    /// asks for them, and a field is one load where a slot is two dependent ones.
+    ends: (u8, u8),
 }
 
 impl Line {
@@ -148,6 +151,8 @@ impl Line {
         for (i, &t) in rest.iter().enumerate() {
             line.slots[start + 1 + i] = t;
         }
+        let last = rest.last().unwrap_or(&first);
+        line.ends = (first.left, last.right);
         Ok(line)
     }
 
@@ -159,6 +164,7 @@ impl Line {
             slots,
             start: mid,
             end: mid + 1,
+            ends: (first.left, first.right),
         }
     }
 
@@ -176,12 +182,12 @@ impl Line {
 
     /// The outer number of the left end.
     pub fn left(&self) -> u8 {
-        self.slots[self.start as usize].left
+        self.ends.0
     }
 
     /// The outer number of the right end.
     pub fn right(&self) -> u8 {
-        self.slots[self.end as usize - 1].right
+        self.ends.1
     }
 
     /// Places `tile`, which must show the end's number, rotated to fit (D8).
@@ -195,6 +201,7 @@ impl Line {
                 };
                 self.start -= 1;
                 self.slots[self.start as usize] = o;
+                self.ends.0 = o.left;
                 o
             }
             End::Right => {
@@ -205,6 +212,7 @@ impl Line {
                 };
                 self.slots[self.end as usize] = o;
                 self.end += 1;
+                self.ends.1 = o.right;
                 o
             }
         }

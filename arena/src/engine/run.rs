@@ -41,6 +41,12 @@ const BATCH: usize = 256;
 /// Games a worker may run ahead of the first one not yet handed on, per worker.
 const WINDOW_PER_WORKER: u64 = 1024;
 
+/// Hands over a worker's full batch, leaving it an empty one of full capacity (an empty
+/// `Vec` would grow again, copying, for every batch).
+fn fresh(batch: &mut Vec<(u64, Record)>) -> Vec<(u64, Record)> {
+    std::mem::replace(batch, Vec::with_capacity(BATCH))
+}
+
 /// The games to play: those of `shard` from its `start`-th game on (earlier ones are
 /// already on disk).
 #[derive(Clone, Copy, Debug)]
@@ -106,7 +112,7 @@ pub fn play_all(
                                 && !stop.load(Ordering::Relaxed)
                             {
                                 if !batch.is_empty() {
-                                    let _ = sender.send(Ok(std::mem::take(&mut batch)));
+                                    let _ = sender.send(Ok(fresh(&mut batch)));
                                 }
                                 std::thread::sleep(Duration::from_millis(1));
                             }
@@ -127,7 +133,7 @@ pub fn play_all(
                                 || (batch.len() % 8 == 1
                                     && last_send.elapsed() >= Duration::from_millis(20))
                             {
-                                if sender.send(Ok(std::mem::take(&mut batch))).is_err() {
+                                if sender.send(Ok(fresh(&mut batch))).is_err() {
                                     return;
                                 }
                                 last_send = Instant::now();
