@@ -244,6 +244,12 @@ impl fmt::Display for Extra {
     }
 }
 
+impl Default for Extra {
+    fn default() -> Extra {
+        Extra::Int(0)
+    }
+}
+
 impl Extra {
     /// Reads a cell back: integers stay integers, anything else is text.
     pub fn parse(cell: &str) -> Extra {
@@ -284,7 +290,77 @@ pub struct Record {
     /// Decisions the agents made (automatic first tile and opening plies excluded).
     pub plies: u32,
     /// The task's extra columns, in `Task::extra_columns` order.
-    pub extras: Vec<Extra>,
+    pub extras: Extras,
+}
+
+/// A record's extra column values: the first [`Extras::INLINE`] inside the record, any
+/// more on the heap. A record is made on a worker and dropped on the writer's thread;
+/// a game's few values then cost no allocation (and no free across threads).
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Default)]
+pub struct Extras {
+    inline: [Extra; Extras::INLINE],
+    len: u8,
+    spill: Vec<Extra>,
+}
+
+impl Extras {
+    pub const INLINE: usize = 4;
+
+    pub fn new() -> Extras {
+        Extras::default()
+    }
+
+    pub fn push(&mut self, value: Extra) {
+        match self.inline.get_mut(usize::from(self.len)) {
+            Some(slot) => {
+                *slot = value;
+                self.len += 1;
+            }
+            None => self.spill.push(value),
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        usize::from(self.len) + self.spill.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    pub fn iter(&self) -> ExtrasIter<'_> {
+        self.inline[..usize::from(self.len)]
+            .iter()
+            .chain(self.spill.iter())
+    }
+}
+
+impl Extend<Extra> for Extras {
+    fn extend<I: IntoIterator<Item = Extra>>(&mut self, values: I) {
+        for v in values {
+            self.push(v);
+        }
+    }
+}
+
+impl FromIterator<Extra> for Extras {
+    fn from_iter<I: IntoIterator<Item = Extra>>(values: I) -> Extras {
+        let mut extras = Extras::new();
+        extras.extend(values);
+        extras
+    }
+}
+
+/// The values of an [`Extras`], in column order.
+pub type ExtrasIter<'a> =
+    std::iter::Chain<std::slice::Iter<'a, Extra>, std::slice::Iter<'a, Extra>>;
+
+impl<'a> IntoIterator for &'a Extras {
+    type Item = &'a Extra;
+    type IntoIter = ExtrasIter<'a>;
+    fn into_iter(self) -> ExtrasIter<'a> {
+        self.iter()
+    }
 }
 
 #[cfg(test)]
@@ -320,6 +396,18 @@ mod tests {
         let long = reason(&"x".repeat(1000));
         assert_eq!(long.chars().count(), REASON_MAX);
         assert!(long.ends_with('…'));
+    }
+
+    #[test]
+    fn extras_keep_their_order_past_the_inline_ones() {
+        let values: Vec<Extra> = (0..7).map(Extra::Int).collect();
+        let extras: Extras = values.iter().cloned().collect();
+        assert_eq!(extras.len(), 7);
+        assert_eq!(extras.iter().cloned().collect::<Vec<_>>(), values);
+        let mut two = Extras::new();
+        two.extend([Extra::Int(1), Extra::Text("a".into())]);
+        assert_eq!((&two).into_iter().count(), 2);
+        assert_ne!(two, extras);
     }
 
     #[test]

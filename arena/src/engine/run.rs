@@ -151,19 +151,34 @@ pub fn play_all(
         let mut next = start;
         let mut pending: BTreeMap<u64, Record> = BTreeMap::new();
         let result = (|| -> Result<()> {
+            // Hands one record to every observer; `false` when one of them says stop.
+            let mut hand_on = |record: &Record| -> Result<bool> {
+                let mut go_on = true;
+                for o in observers.iter_mut() {
+                    if o.record(record)? == Flow::Stop {
+                        go_on = false;
+                    }
+                }
+                Ok(go_on)
+            };
             for batch in &receiver {
                 for (p, record) in batch? {
-                    pending.insert(p, record);
+                    // In order and nothing waiting (always so with one worker): no detour
+                    // through the reorder map.
+                    if p == next && pending.is_empty() {
+                        next += 1;
+                        if !hand_on(&record)? {
+                            outcome = RunEnd::Stopped;
+                            stop.store(true, Ordering::Relaxed);
+                            return Ok(());
+                        }
+                    } else {
+                        pending.insert(p, record);
+                    }
                 }
                 while let Some(record) = pending.remove(&next) {
                     next += 1;
-                    let mut flow = Flow::Continue;
-                    for o in observers.iter_mut() {
-                        if o.record(&record)? == Flow::Stop {
-                            flow = Flow::Stop;
-                        }
-                    }
-                    if flow == Flow::Stop {
+                    if !hand_on(&record)? {
                         outcome = RunEnd::Stopped;
                         stop.store(true, Ordering::Relaxed);
                         return Ok(());

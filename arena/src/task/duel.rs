@@ -14,7 +14,7 @@ use arena_core::{Agent, AgentError, Game, Seat};
 use super::{BookOptions, Prepared, SolveOptions, Solved, Task};
 use crate::config::Plan;
 use crate::external::{ExternalRuntime, Wire};
-use crate::record::{Duel, Extra, JobKey, Record, Score, Side, Termination};
+use crate::record::{Duel, Extras, JobKey, Record, Score, Side, Termination};
 
 /// What the engine needs to know about a two-seat game.
 pub trait DuelGame: Send + Sync + 'static {
@@ -48,10 +48,10 @@ pub trait DuelGame: Send + Sync + 'static {
     fn termination(end: &Self::G) -> Termination;
 
     /// The values of `EXTRA_COLUMNS` known at the start (the first ones).
-    fn start_extras(start: &Self::G, extras: &mut Vec<Extra>);
+    fn start_extras(start: &Self::G, extras: &mut Extras);
 
     /// The rest of `EXTRA_COLUMNS`, from the final position.
-    fn end_extras(end: &Self::G, seat_a: Seat, extras: &mut Vec<Extra>);
+    fn end_extras(end: &Self::G, seat_a: Seat, extras: &mut Extras);
 
     /// A text drawing of a position, for `arena replay`.
     fn draw(position: &Self::G) -> String;
@@ -231,7 +231,7 @@ impl<D: DuelGame> PreparedDuel<D> {
         } else {
             Side::B
         };
-        let mut extras = Vec::with_capacity(D::EXTRA_COLUMNS.len());
+        let mut extras = Extras::new();
         D::start_extras(&position, &mut extras);
         // slot 0 is agent A, slot 1 agent B.
         let seat_of = [seat_a, seat_a.other()];

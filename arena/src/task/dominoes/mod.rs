@@ -11,7 +11,7 @@ use arena_core::{Agent, Game, Seat};
 
 use super::duel::{DuelGame, DuelTask};
 use super::{SolveOptions, Solved};
-use crate::record::{Extra, Termination};
+use crate::record::{Extra, Extras, Termination};
 
 pub struct DominoesGame;
 
@@ -73,11 +73,11 @@ impl DuelGame for DominoesGame {
         }
     }
 
-    fn start_extras(start: &Dominoes, extras: &mut Vec<Extra>) {
+    fn start_extras(start: &Dominoes, extras: &mut Extras) {
         extras.push(Extra::Text(start.starter().1.name().into()));
     }
 
-    fn end_extras(end: &Dominoes, seat_a: Seat, extras: &mut Vec<Extra>) {
+    fn end_extras(end: &Dominoes, seat_a: Seat, extras: &mut Extras) {
         extras.extend([
             Extra::Int(end.stock_len() as i64),
             Extra::Int(i64::from(end.hand(seat_a).pips())),

@@ -15,7 +15,7 @@ use arena_core::{Agent, Game, Seat};
 
 use super::duel::{DuelGame, DuelTask};
 use super::{BookOptions, SolveOptions, Solved};
-use crate::record::{Extra, Termination};
+use crate::record::{Extra, Extras, Termination};
 
 pub struct QuartoGame;
 
@@ -67,11 +67,11 @@ impl DuelGame for QuartoGame {
         }
     }
 
-    fn start_extras(start: &Quarto, extras: &mut Vec<Extra>) {
+    fn start_extras(start: &Quarto, extras: &mut Extras) {
         extras.push(Extra::Text(start.setup().to_string().into()));
     }
 
-    fn end_extras(_end: &Quarto, _seat_a: Seat, _extras: &mut Vec<Extra>) {}
+    fn end_extras(_end: &Quarto, _seat_a: Seat, _extras: &mut Extras) {}
 
     fn draw(position: &Quarto) -> String {
         let mut out = String::new();
