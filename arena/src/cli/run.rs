@@ -108,6 +108,10 @@ pub struct MatchArgs {
     pub seed: Option<u64>,
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// A gauntlet: agent NAME plays every other agent, and the others do not play among
+    /// themselves. Repeat for several.
+    #[arg(long = "gauntlet", value_name = "NAME")]
+    pub gauntlet: Vec<String>,
     #[command(flatten)]
     pub shard: ShardArgs,
     #[command(flatten)]
@@ -218,6 +222,7 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
         out: None,
         sprt: None,
         limits: None,
+        gauntlet: args.gauntlet,
     };
     let plan = Plan::resolve(&config)?;
     let exec = execution(&args.exec, None)?;
