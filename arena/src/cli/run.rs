@@ -265,3 +265,19 @@ pub fn merge(args: MergeArgs) -> Result<()> {
 pub fn replay(args: ReplayArgs) -> Result<()> {
     emit(&tournament::replay(&args.dir, args.game)?)
 }
+
+#[derive(clap::Args, Debug)]
+pub struct ReportArgs {
+    /// A run directory.
+    pub dir: PathBuf,
+}
+
+pub fn report(args: ReportArgs) -> Result<()> {
+    let began = std::time::Instant::now();
+    let path = tournament::report(&args.dir)?;
+    emit(&format!(
+        "wrote {} in {:.2} s\n",
+        path.display(),
+        began.elapsed().as_secs_f64()
+    ))
+}

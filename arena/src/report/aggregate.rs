@@ -3,7 +3,10 @@
 
 use anyhow::Result;
 
-use super::summary::{CellReport, FieldReport, MatchupReport, Report, SprtReport, Standing};
+use super::summary::{
+    AgentOutcomes, CellReport, FieldReport, ForfeitNote, GameNote, MatchupReport, Report,
+    SprtReport, Standing,
+};
 use crate::config::Plan;
 use crate::engine::{Flow, Observer};
 use crate::record::{Record, Side, Termination};
@@ -59,7 +62,16 @@ pub struct Tally {
     cells: Vec<Vec<Cell>>,
     overall: Vec<Cell>,
     sprt: Option<Sprt>,
+    /// Per agent: how its games ended, and its forfeits.
+    outcomes: Vec<AgentOutcomes>,
+    /// The first [`GAMES_LISTED`] games, for the report's game list.
+    notes: Vec<GameNote>,
 }
+
+/// Games listed one by one in `report.html`; later ones are only counted.
+pub const GAMES_LISTED: usize = 5_000;
+/// Forfeits whose reason is kept, per agent.
+pub const FORFEITS_KEPT: usize = 5;
 
 impl Tally {
     pub fn new(plan: &Plan) -> Result<Tally> {
@@ -83,6 +95,15 @@ impl Tally {
             cases: plan.cases.clone(),
             games: 0,
             sprt,
+            outcomes: plan
+                .agents
+                .iter()
+                .map(|a| AgentOutcomes {
+                    name: a.name.clone(),
+                    ..AgentOutcomes::default()
+                })
+                .collect(),
+            notes: Vec::new(),
         })
     }
 
@@ -94,6 +115,32 @@ impl Tally {
         self.cells[m][c].add(record)?;
         self.overall[m].add(record)?;
         self.games += 1;
+        let kind = record.termination as usize;
+        let (a, b) = self.pairings[m];
+        self.outcomes[a].ended[kind] += 1;
+        self.outcomes[b].ended[kind] += 1;
+        if let Some(side) = record.outcome.forfeit {
+            let who = &mut self.outcomes[if side == Side::A { a } else { b }];
+            who.forfeited += 1;
+            if who.first_forfeits.len() < FORFEITS_KEPT {
+                who.first_forfeits.push(ForfeitNote {
+                    game: record.key.index,
+                    kind: record.termination,
+                    reason: record.reason.clone(),
+                });
+            }
+        }
+        if self.notes.len() < GAMES_LISTED {
+            self.notes.push(GameNote {
+                index: record.key.index,
+                matchup: record.key.matchup,
+                case: record.key.case,
+                score_a: record.outcome.score_a.as_f64(),
+                termination: record.termination,
+                forfeit: record.outcome.forfeit,
+                plies: record.plies,
+            });
+        }
         Ok(())
     }
 
@@ -162,6 +209,10 @@ impl Tally {
         Report {
             matchups,
             field: (self.agents.len() > 2).then(|| self.field()),
+            cases: self.cases.clone(),
+            agents: self.outcomes.clone(),
+            games: self.notes.clone(),
+            games_total: self.games,
         }
     }
 

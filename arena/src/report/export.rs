@@ -249,8 +249,8 @@ fn standings_table(out: &mut String, field: &FieldReport) {
     );
     let _ = writeln!(
         out,
-        "  {:>4} {:<width$} {:>7} {:>9} {:>7} {:>8}   {}",
-        "rank", "agent", "games", "points", "score", "Elo", "95% interval"
+        "  {:>4} {:<width$} {:>7} {:>9} {:>7} {:>8}   95% interval",
+        "rank", "agent", "games", "points", "score", "Elo"
     );
     for (rank, s) in field.standings.iter().enumerate() {
         let _ = writeln!(

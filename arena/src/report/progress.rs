@@ -144,7 +144,7 @@ impl Plain {
         self.done += 1;
         // The clock is read every 16 games: cheap next to the fastest games, often
         // enough for the slowest.
-        if self.done % 16 != 0 || self.last.elapsed() < PLAIN_EVERY {
+        if !self.done.is_multiple_of(16) || self.last.elapsed() < PLAIN_EVERY {
             return;
         }
         self.last = std::time::Instant::now();

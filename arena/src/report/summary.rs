@@ -3,6 +3,7 @@
 use serde::Serialize;
 
 use super::aggregate::Cell;
+use crate::record::{Side, Termination};
 use crate::stats::{EloEstimate, Wilson, Z_95, score_from_elo};
 
 /// One row of `summary.csv`: agent A's results against agent B in one case or `all`.
@@ -158,9 +159,76 @@ impl FieldReport {
     }
 }
 
+/// How one agent's games ended, and the forfeits it caused.
+#[derive(Clone, Debug, Default)]
+pub struct AgentOutcomes {
+    pub name: String,
+    /// Its games by termination, in `Termination::ALL` order.
+    pub ended: [u64; 10],
+    /// Games it forfeited.
+    pub forfeited: u64,
+    /// Its first few forfeits.
+    pub first_forfeits: Vec<ForfeitNote>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ForfeitNote {
+    pub game: u64,
+    pub kind: Termination,
+    pub reason: String,
+}
+
+/// One game in the report's list.
+#[derive(Clone, Copy, Debug)]
+pub struct GameNote {
+    pub index: u64,
+    pub matchup: u16,
+    pub case: u16,
+    pub score_a: f64,
+    pub termination: Termination,
+    pub forfeit: Option<Side>,
+    pub plies: u32,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub matchups: Vec<MatchupReport>,
     /// With more than two agents.
     pub field: Option<FieldReport>,
+    /// The plan's cases, in order.
+    #[serde(skip)]
+    pub cases: Vec<String>,
+    /// Per agent, in plan order.
+    #[serde(skip)]
+    pub agents: Vec<AgentOutcomes>,
+    /// The first games (up to `aggregate::GAMES_LISTED`), in game order.
+    #[serde(skip)]
+    pub games: Vec<GameNote>,
+    pub games_total: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{Pentanomial, Wdl};
+
+    #[test]
+    fn the_star_follows_the_pairs_where_games_alone_see_no_difference() {
+        // 80 pairs won and lost, 20 won and drawn: 55 per 100. Over 200 single games the
+        // Wilson interval holds 50; over the pairs, whose luck cancels, it does not.
+        let mut cell = Cell::default();
+        cell.wdl = Wdl::new(100, 20, 80);
+        cell.pairs = Pentanomial([0, 0, 80, 20, 0]);
+        let row = CellReport::new("a", "b", "all", &cell);
+        assert!(row.ci_low < 50.0 && row.ci_high > 50.0, "{row:?}");
+        assert!(row.los > 0.99, "{row:?}");
+        assert!(row.significant());
+        let (low, high) = row.pair_interval();
+        assert!(low > 50.0 && high < 60.0 && low < row.score && row.score < high);
+        // An even pair record is not marked.
+        let mut even = Cell::default();
+        even.wdl = Wdl::new(50, 0, 50);
+        even.pairs = Pentanomial([10, 0, 30, 0, 10]);
+        assert!(!CellReport::new("a", "b", "all", &even).significant());
+    }
 }
