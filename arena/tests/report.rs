@@ -54,8 +54,6 @@ fn quarto_field<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
         "lines:4 squares:4",
         "--games-per-case",
         "4",
-        "--concurrency",
-        "2",
         "--progress",
         "never",
         "--out",
@@ -92,8 +90,18 @@ fn a_gauntlet_plays_the_named_agent_against_the_field_only() {
     let out = dir.path().join("g");
     let console = ok(&quarto_field(
         out.to_str().unwrap(),
-        &["--gauntlet", "mine"],
+        &["--gauntlet", "mine", "--concurrency", "2"],
     ));
+    // The page, standings and bootstrap included, is the same at any concurrency.
+    let serial = dir.path().join("serial");
+    ok(&quarto_field(
+        serial.to_str().unwrap(),
+        &["--gauntlet", "mine", "--concurrency", "1"],
+    ));
+    assert_eq!(
+        read(&out.join("report.html")),
+        read(&serial.join("report.html"))
+    );
     for part in [
         "pairings (all cases)",
         "cross table",
