@@ -422,3 +422,17 @@ fn arena_report_of_a_missing_directory_says_so() {
     let err = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
     assert!(err.contains("/nonexistent/run"), "{err}");
 }
+
+/// Heavy (a million games, 60 MB of games.csv): `cargo test --release -p arena --test
+/// report -- --ignored`.
+#[test]
+#[ignore]
+fn a_million_game_report_stays_under_20_mb() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("m");
+    greedy_vs_random("dominoes", "all", "50000", &out);
+    let size = std::fs::metadata(out.join("report.html")).unwrap().len();
+    assert!(size < 20_000_000, "{size} bytes");
+    let rows = read(&out.join("games.csv")).lines().count() - 1;
+    assert_eq!(rows, 1_000_000);
+}

@@ -32,7 +32,7 @@ impl Replayed {
     pub fn from_text(game: u64, text: &str) -> Replayed {
         let mut blocks = text.split("\n\n").map(str::trim_end);
         let title = blocks.next().unwrap_or_default().to_owned();
-        let mut frames = Vec::new();
+        let mut frames: Vec<(String, String)> = Vec::new();
         let mut result = String::new();
         for block in blocks.filter(|b| !b.is_empty()) {
             let (caption, drawing) = block.split_once('\n').unwrap_or((block, ""));
@@ -40,12 +40,8 @@ impl Replayed {
                 result = caption.to_owned();
             } else if drawing.is_empty() {
                 // A forfeit: no new position; shown on the last frame.
-                frames.push((
-                    caption.to_owned(),
-                    frames
-                        .last()
-                        .map_or(String::new(), |f: &(String, String)| f.1.clone()),
-                ));
+                let last = frames.last().map_or(String::new(), |f| f.1.clone());
+                frames.push((caption.to_owned(), last));
             } else {
                 frames.push((caption.to_owned(), drawing.to_owned()));
             }
