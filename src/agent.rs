@@ -11,6 +11,10 @@ pub enum AgentError {
     Crash(String),
     #[error("malformed reply: {0}")]
     Malformed(String),
+    /// A reply in the grammar that names what does not exist (a Quarto square 16): the
+    /// adapter's verdict before the referee's, lost as `illegal` all the same.
+    #[error("illegal move: {0}")]
+    Illegal(String),
     #[error("out of memory: {0}")]
     Memory(String),
     #[error("failed to start: {0}")]

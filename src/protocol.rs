@@ -153,14 +153,79 @@ impl QuartoCall {
     }
 }
 
-/// Parses an agent's reply line as a move. Trailing `\r` and surrounding spaces are
-/// tolerated; anything longer than [`MAX_REPLY_LEN`] is malformed.
-pub fn parse_reply<M: std::str::FromStr<Err = ParseError>>(line: &str) -> Result<M, ParseError> {
+/// Why a reply line is not a move the referee can judge.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ReplyError {
+    /// Not in the reply grammar (`docs/protocol.md`): the game is lost as `malformed`.
+    #[error("{0}")]
+    Malformed(ParseError),
+    /// In the grammar, but naming a square or piece that does not exist (Quarto `16 2`):
+    /// lost as `illegal`, like a hand index past the hand in Dominoes.
+    #[error("{0}")]
+    OutOfRange(String),
+}
+
+/// The move text of a reply line: at most [`MAX_REPLY_LEN`] bytes, with one trailing
+/// `\r` (a CR LF line end) removed. Nothing else is trimmed: the grammar is the same in
+/// both games and has no other slack.
+pub fn reply_text(line: &str) -> Result<&str, ParseError> {
     if line.len() > MAX_REPLY_LEN {
         let head: String = line.chars().take(16).collect();
         return Err(ParseError::new("reply", &head, "line too long"));
     }
-    line.trim().parse()
+    Ok(line.strip_suffix('\r').unwrap_or(line))
+}
+
+/// Parses a Dominoes reply: `L<i>`, `R<i>`, `DRAW` or `PASS` (D8), `i` one or two
+/// decimal digits without a leading zero. An index past the hand is the referee's to
+/// refuse (`illegal`).
+pub fn parse_dominoes_reply(line: &str) -> Result<DominoMove, ReplyError> {
+    reply_text(line)
+        .and_then(str::parse)
+        .map_err(ReplyError::Malformed)
+}
+
+/// Parses a Quarto reply: `- <p>` (the opening give), `<s> <p>`, or `<s>`, fields
+/// separated by one space, numbers one or two decimal digits without a leading zero.
+/// A number past 15 is in the grammar but names nothing: [`ReplyError::OutOfRange`].
+pub fn parse_quarto_reply(line: &str) -> Result<QuartoMove, ReplyError> {
+    let text = reply_text(line).map_err(ReplyError::Malformed)?;
+    let malformed = |why: &str| ReplyError::Malformed(ParseError::new("Quarto move", text, why));
+    let number = |field: &str| -> Option<u8> {
+        let ok = matches!(field.len(), 1 | 2)
+            && field.bytes().all(|b| b.is_ascii_digit())
+            && !(field.len() == 2 && field.starts_with('0'));
+        ok.then(|| field.parse().ok()).flatten()
+    };
+    let fields: Vec<&str> = text.split(' ').collect();
+    let (opening, numbers): (bool, Vec<Option<u8>>) = match fields.as_slice() {
+        ["-", p] => (true, vec![number(p)]),
+        [s] => (false, vec![number(s)]),
+        [s, p] => (false, vec![number(s), number(p)]),
+        _ => {
+            return Err(malformed(
+                "expected `- <piece>`, `<square> <piece>` or `<square>`, one space apart",
+            ));
+        }
+    };
+    if numbers.iter().any(Option::is_none) {
+        return Err(malformed(
+            "numbers are one or two decimal digits, without a leading zero",
+        ));
+    }
+    let numbers: Vec<u8> = numbers.into_iter().flatten().collect();
+    let name = |i: usize| match (opening, i) {
+        (true, _) | (false, 1) => "piece",
+        (false, _) => "square",
+    };
+    if let Some(i) = numbers.iter().position(|&n| n > 15) {
+        return Err(ReplyError::OutOfRange(format!(
+            "{text}: there is no {} {} (they are numbered 0 to 15)",
+            name(i),
+            numbers[i]
+        )));
+    }
+    text.parse().map_err(ReplyError::Malformed)
 }
 
 /// Rebuilds an in-process [`DominoView`] (with its public history) from the TCO09 calls
@@ -303,9 +368,4 @@ impl ViewTracker {
     pub fn case(&self) -> dominoes::Case {
         self.case
     }
-}
-
-/// Parses a Quarto reply (see [`parse_reply`]).
-pub fn parse_quarto_reply(line: &str) -> Result<QuartoMove, ParseError> {
-    parse_reply(line)
 }

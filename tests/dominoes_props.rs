@@ -1,6 +1,6 @@
 //! Property tests over seeds and golden deals for the Dominoes referee.
 
-use arena_core::dominoes::{Case, Deal, DominoMove, Dominoes, End, Tile};
+use arena_core::dominoes::{Case, Deal, DominoMove, DominoView, Dominoes, End, Tile};
 use arena_core::rng::below;
 use arena_core::{Game, Seat};
 use proptest::prelude::*;
@@ -59,7 +59,27 @@ proptest! {
             let list = view.legal_move_list();
             prop_assert_eq!(list.iter().collect::<Vec<_>>(), legal.clone(), "the mask list agrees");
             prop_assert_eq!(list.len(), legal.len());
-            prop_assert_eq!(list.get(legal.len() - 1), legal.last().copied());
+            for (k, m) in legal.iter().enumerate() {
+                prop_assert_eq!(list.get(k), Some(*m), "get({})", k);
+            }
+            prop_assert_eq!(list.get(legal.len()), None);
+            // The referee's view knows its placements; one built from the public
+            // parts (as adapters do) finds the same.
+            let rebuilt = DominoView::new(
+                view.case(),
+                view.seat(),
+                view.hand(),
+                view.line(),
+                view.stock(),
+                view.opponent_hand_len(),
+                view.history(),
+            );
+            prop_assert_eq!(
+                rebuilt.legal_move_list().iter().collect::<Vec<_>>(),
+                legal.clone(),
+                "a view from parts agrees"
+            );
+            prop_assert_eq!(rebuilt.can_place(), view.can_place());
             prop_assert_eq!(
                 view.opponent_hand_len(),
                 case.tiles() - view.stock() - view.line().len() - view.hand().len()

@@ -1,9 +1,12 @@
 //! The line protocol: calls round-trip through text, replies parse or are malformed
 //! (never a panic), and a served agent's rebuilt view equals the in-process one.
 
-use arena_core::dominoes::{Case, Deal, DominoMove, Dominoes, Event};
-use arena_core::protocol::{DominoCall, MAX_REPLY_LEN, QuartoCall, ViewTracker, parse_reply};
-use arena_core::quarto::{Quarto, QuartoMove, Variant};
+use arena_core::dominoes::{Case, Deal, Dominoes, Event};
+use arena_core::protocol::{
+    DominoCall, MAX_REPLY_LEN, QuartoCall, ReplyError, ViewTracker, parse_dominoes_reply,
+    parse_quarto_reply,
+};
+use arena_core::quarto::{Quarto, Variant};
 use arena_core::rng::below;
 use arena_core::{Game, Seat};
 use proptest::prelude::*;
@@ -68,30 +71,79 @@ fn quarto_calls_round_trip() {
 
 #[test]
 fn replies_parse_or_are_named_malformed() {
-    assert_eq!(parse_reply::<DominoMove>("L3\r").unwrap().to_string(), "L3");
-    assert_eq!(
-        parse_reply::<QuartoMove>(" 5 12 ").unwrap().to_string(),
-        "5 12"
-    );
+    assert_eq!(parse_dominoes_reply("L3\r").unwrap().to_string(), "L3");
+    assert_eq!(parse_quarto_reply("5 12\r").unwrap().to_string(), "5 12");
     let long = "L".repeat(MAX_REPLY_LEN + 1);
     assert!(
-        parse_reply::<DominoMove>(&long)
+        parse_dominoes_reply(&long)
             .unwrap_err()
             .to_string()
             .contains("too long")
     );
-    let err = parse_reply::<DominoMove>("play L0").unwrap_err();
+    let err = parse_dominoes_reply("play L0").unwrap_err();
     assert!(err.to_string().contains("play L0"), "{err}");
+}
+
+/// One grammar in both games (`docs/protocol.md`): the move exactly, with at most one
+/// trailing CR; no other blank, no leading zero, no sign, no tab.
+#[test]
+fn both_games_refuse_the_same_slack_as_malformed() {
+    let malformed = |r: Result<(), ReplyError>| matches!(r, Err(ReplyError::Malformed(_)));
+    for bad in [
+        " R4", "R4 ", "R4  ", "R04", "r4", "R+4", "R4\r\r", "\tR4", "R\t4", "DRAW ", "draw",
+        "R100", "",
+    ] {
+        assert!(
+            malformed(parse_dominoes_reply(bad).map(drop)),
+            "dominoes {bad:?}"
+        );
+    }
+    for bad in [
+        " 6 5", "6 5 ", "6  5", "06 5", "6 05", "6\t5", "+6 5", "6 5\r\r", "-7", "- 07", "- ",
+        "6 5 4", "100 2", "",
+    ] {
+        assert!(
+            malformed(parse_quarto_reply(bad).map(drop)),
+            "quarto {bad:?}"
+        );
+    }
+    for good in ["R4\r", "DRAW\r", "PASS", "L0", "L45"] {
+        assert!(parse_dominoes_reply(good).is_ok(), "dominoes {good:?}");
+    }
+    for good in ["6 5\r", "- 7", "15", "0 0", "15 15\r"] {
+        assert!(parse_quarto_reply(good).is_ok(), "quarto {good:?}");
+    }
+}
+
+/// A well-formed move naming what does not exist is `illegal` in both games: Dominoes
+/// leaves the index to the referee (any two-digit index parses), Quarto knows there
+/// are 16 squares and pieces.
+#[test]
+fn well_formed_moves_out_of_range_are_illegal_not_malformed() {
+    assert_eq!(parse_dominoes_reply("L99").unwrap().to_string(), "L99");
+    for (reply, what) in [
+        ("16 2", "square 16"),
+        ("2 16", "piece 16"),
+        ("- 99", "piece 99"),
+        ("16", "square 16"),
+    ] {
+        match parse_quarto_reply(reply) {
+            Err(ReplyError::OutOfRange(why)) => assert!(why.contains(what), "{reply}: {why}"),
+            other => panic!("{reply}: {other:?}"),
+        }
+    }
 }
 
 proptest! {
     #[test]
     fn reply_parser_never_panics(bytes in proptest::collection::vec(any::<u8>(), 0..100)) {
         let text = String::from_utf8_lossy(&bytes);
-        let d = parse_reply::<DominoMove>(&text);
-        let q = parse_reply::<QuartoMove>(&text);
-        if let Ok(m) = d { prop_assert_eq!(m.to_string(), text.trim()); }
-        if let Ok(m) = q { prop_assert!(!m.to_string().is_empty()); }
+        let d = parse_dominoes_reply(&text);
+        let q = parse_quarto_reply(&text);
+        // Whatever parses is the move written exactly, up to one trailing CR.
+        let exact = text.strip_suffix('\r').unwrap_or(&text);
+        if let Ok(m) = d { prop_assert_eq!(m.to_string(), exact); }
+        if let Ok(m) = q { prop_assert_eq!(m.to_string(), exact); }
     }
 
     #[test]

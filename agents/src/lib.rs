@@ -5,4 +5,4 @@ pub mod learned;
 pub mod quarto;
 pub mod spec;
 
-pub use spec::{Spec, SpecError};
+pub use spec::{SeedSource, Spec, SpecError};

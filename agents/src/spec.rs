@@ -157,6 +157,25 @@ impl FromStr for Spec {
     }
 }
 
+/// Where an agent's private seed comes from: a number, or a function that derives it
+/// only when the agent asks (deriving one costs a ChaCha block, and most baselines
+/// never draw a random number).
+pub trait SeedSource {
+    fn seed(self) -> u64;
+}
+
+impl SeedSource for u64 {
+    fn seed(self) -> u64 {
+        self
+    }
+}
+
+impl<F: FnOnce() -> u64> SeedSource for F {
+    fn seed(self) -> u64 {
+        self()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -30,7 +30,7 @@ fn latency(dir: &std::path::Path) {
     let rt = runtime(dir);
     let case: Case = "9,7".parse().unwrap();
     let game = Dominoes::new(&Deal::seeded(case, 1, 0));
-    let mut agent = rt.agent::<Dominoes>(0, case.to_string());
+    let mut agent = rt.agent::<Dominoes>(0, case.to_string(), 0);
     agent.init(&case).unwrap();
     agent.reset(&game.view()).unwrap();
     let mut times = Vec::with_capacity(20_000);
@@ -59,7 +59,7 @@ fn games(c: &mut Criterion, dir: &std::path::Path) {
             pair += 1;
             for &case in &cases {
                 let mut g = Dominoes::new(&Deal::seeded(case, 1, pair));
-                let mut served = rt.agent::<Dominoes>(0, case.to_string());
+                let mut served = rt.agent::<Dominoes>(0, case.to_string(), 0);
                 let mut local = agents::dominoes::Greedy;
                 served.init(&case).unwrap();
                 served.reset(&g.view_of(arena_core::Seat::A)).unwrap();

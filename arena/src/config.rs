@@ -110,6 +110,10 @@ pub enum ConfigError {
     Sprt(String),
     #[error("concurrency must be at least 1")]
     Concurrency,
+    #[error(
+        "limits.read_paths: {0} does not exist (relative paths are taken from the directory arena runs in)"
+    )]
+    ReadPath(PathBuf),
     #[error(transparent)]
     Game(#[from] crate::task::UnknownTask),
     #[error("gauntlet: {0}")]
@@ -249,7 +253,7 @@ impl Plan {
             seed: config.seed.unwrap_or(DEFAULT_SEED),
             agents,
             sprt: config.sprt,
-            limits: config.limits.unwrap_or_default(),
+            limits: resolve_limits(config.limits.clone().unwrap_or_default())?,
             gauntlet,
         })
     }
@@ -274,7 +278,7 @@ impl Plan {
             concurrency: None,
             out: None,
             sprt: self.sprt,
-            limits: Some(self.limits),
+            limits: Some(self.limits.clone()),
             gauntlet: self
                 .gauntlet
                 .iter()
@@ -370,6 +374,21 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
     })
 }
 
+/// Limits with every `read_paths` entry made absolute and checked to exist: a bot's
+/// confinement must not depend on where a resumed run is started from.
+fn resolve_limits(mut limits: Limits) -> Result<Limits, ConfigError> {
+    for path in &mut limits.read_paths {
+        let absolute = std::env::current_dir()
+            .map(|d| d.join(&*path))
+            .unwrap_or_else(|_| path.clone());
+        if !absolute.exists() {
+            return Err(ConfigError::ReadPath(path.clone()));
+        }
+        *path = absolute;
+    }
+    Ok(limits)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -400,6 +419,23 @@ mod tests {
         let back = toml::to_string(&plan.to_config()).unwrap();
         let again = Plan::resolve(&parse(&back).unwrap()).unwrap();
         assert_eq!(again, plan);
+    }
+
+    #[test]
+    fn read_paths_are_made_absolute_and_a_missing_one_is_named() {
+        let here = std::env::current_dir().unwrap();
+        let c = parse(
+            "game = \"dominoes\"\nagents = [\"random\", \"greedy\"]\n[limits]\nread_paths = [\"src\"]\n",
+        )
+        .unwrap();
+        let plan = Plan::resolve(&c).unwrap();
+        assert_eq!(plan.limits.read_paths, vec![here.join("src")]);
+        let c = parse(
+            "game = \"dominoes\"\nagents = [\"random\", \"greedy\"]\n[limits]\nread_paths = [\"no/such/models\"]\n",
+        )
+        .unwrap();
+        let err = Plan::resolve(&c).unwrap_err();
+        assert!(err.to_string().contains("no/such/models"), "{err}");
     }
 
     #[test]

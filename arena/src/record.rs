@@ -2,6 +2,7 @@
 //! The writer, progress, statistics, reports, resume, replay and merge read records,
 //! never strings or engine state. `games.csv` is records in game order (`docs/csv.md`).
 
+use std::borrow::Cow;
 use std::fmt;
 use std::str::FromStr;
 
@@ -131,6 +132,7 @@ impl From<&AgentError> for Termination {
             AgentError::Timeout(_) => Termination::Timeout,
             AgentError::Crash(_) => Termination::Crash,
             AgentError::Malformed(_) => Termination::Malformed,
+            AgentError::Illegal(_) => Termination::Illegal,
             AgentError::Memory(_) => Termination::Memory,
             AgentError::Startup(_) => Termination::Startup,
         }
@@ -229,7 +231,8 @@ pub struct Duel {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Extra {
     Int(i64),
-    Text(String),
+    /// Borrowed when a task can name the value without formatting it (a tile).
+    Text(Cow<'static, str>),
 }
 
 impl fmt::Display for Extra {
@@ -246,7 +249,7 @@ impl Extra {
     pub fn parse(cell: &str) -> Extra {
         match cell.parse::<i64>() {
             Ok(n) if n.to_string() == cell => Extra::Int(n),
-            _ => Extra::Text(cell.to_owned()),
+            _ => Extra::Text(Cow::Owned(cell.to_owned())),
         }
     }
 }

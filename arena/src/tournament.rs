@@ -279,7 +279,7 @@ pub fn external_runtime(run: &RunDir, done: u64) -> Result<Option<Arc<ExternalRu
                 .or_default() += 1;
         }
     }
-    let rt = ExternalRuntime::new(agents, &run.dir, plan.limits, games)
+    let rt = ExternalRuntime::new(agents, &run.dir, plan.limits.clone(), games)
         .context("starting the runtime for external agents")?;
     run.log(if rt.sandboxed() {
         "sandbox: external agents get a scrubbed environment, their own working directory \

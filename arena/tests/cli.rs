@@ -1228,3 +1228,38 @@ fn solve_quarto_value_only_with_a_node_budget_and_books_that_are_re_proved() {
         &["no book for dominoes"],
     );
 }
+
+/// Every option of every subcommand says what it does (`--help`), and `match --help`
+/// lists the built-in agents of each game.
+#[test]
+fn every_option_has_help_and_match_lists_the_built_ins() {
+    for sub in [
+        "run", "match", "merge", "replay", "report", "perft", "serve", "train", "solve", "book",
+    ] {
+        let out = arena().args([sub, "--help"]).output().unwrap();
+        assert!(out.status.success(), "{sub}");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            let flag = line.trim_start();
+            // Options (`-x`, `--name`) and positional arguments (`<NAME>`, `[NAME]`).
+            if line.starts_with("  ")
+                && (flag.starts_with('-') || flag.starts_with('<') || flag.starts_with('['))
+            {
+                // The help follows on the same line (after a run of blanks) or below.
+                let inline = flag.split("  ").filter(|p| !p.trim().is_empty()).count() > 1;
+                let next = lines.get(i + 1).map_or("", |l| l.trim());
+                let below = !next.is_empty() && !next.starts_with(['-', '<', '[']);
+                assert!(inline || below, "{sub}: {flag} has no help");
+            }
+        }
+    }
+    let out = arena().args(["match", "--help"]).output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    for names in [agents::dominoes::NAMES, agents::quarto::NAMES] {
+        for name in names {
+            assert!(text.contains(name), "{name} missing from match --help");
+        }
+    }
+    assert!(text.contains("dominoes: ") && text.contains("quarto: "));
+}

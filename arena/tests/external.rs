@@ -6,11 +6,11 @@ use std::process::Command;
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 
-fn fixture() -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/fault_bot.py")
-        .display()
-        .to_string()
+/// The fault bot's path and a tag naming the test, so that a test checks for leftovers of
+/// its own bots only (tests of this file run side by side).
+fn fixture(tag: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fault_bot.py");
+    format!("{} --tag={tag}", path.display())
 }
 
 fn repo(path: &str) -> String {
@@ -45,13 +45,14 @@ fn rows(dir: &Path) -> Vec<csv::StringRecord> {
     r.records().map(Result::unwrap).collect()
 }
 
-/// Processes still running one of our fixtures (none may outlive a run).
-fn leftover_fixture_processes() -> Vec<String> {
+/// Processes still running one of this test's fixtures (none may outlive a run).
+fn leftover_fixture_processes(tag: &str) -> Vec<String> {
+    let tag = format!("--tag={tag}");
     let mut found = Vec::new();
     for entry in std::fs::read_dir("/proc").unwrap().flatten() {
         if let Ok(cmd) = std::fs::read(entry.path().join("cmdline")) {
             let cmd = String::from_utf8_lossy(&cmd).replace('\0', " ");
-            if cmd.contains("fault_bot.py") && !cmd.contains("cargo") {
+            if cmd.contains("fault_bot.py") && cmd.contains(&tag) {
                 found.push(cmd);
             }
         }
@@ -149,7 +150,7 @@ fn sample_bots_play_clean_games() {
 
 #[test]
 fn every_kind_of_broken_bot_forfeits_only_its_own_games() {
-    let fix = fixture();
+    let fix = fixture("every-kind");
     // Bots that never start (`exit`, a missing program) stop the run instead: tested
     // below in `a_bot_that_cannot_start_stops_the_run`.
     let faults = [
@@ -240,10 +241,24 @@ fn every_kind_of_broken_bot_forfeits_only_its_own_games() {
         .expect("a stderr log for the chatty bot");
     let size = log.metadata().unwrap().len();
     assert!(size > 100_000 && size < (1 << 20) + 1000, "{size}");
+    // Processes of one agent share its log: every line says whose it is.
+    let text = String::from_utf8_lossy(&std::fs::read(log.path()).unwrap()).into_owned();
+    for line in text
+        .lines()
+        .filter(|l| !l.is_empty() && !l.starts_with("[arena:"))
+    {
+        assert!(
+            line.starts_with("[case 5,4 process ")
+                && line.contains(" game ")
+                && line.contains("] debug"),
+            "{}",
+            &line[..line.len().min(80)]
+        );
+    }
     assert!(
-        leftover_fixture_processes().is_empty(),
+        leftover_fixture_processes("every-kind").is_empty(),
         "{:?}",
-        leftover_fixture_processes()
+        leftover_fixture_processes("every-kind")
     );
 }
 
@@ -251,13 +266,24 @@ fn every_kind_of_broken_bot_forfeits_only_its_own_games() {
 /// not, the run log says so.
 #[test]
 fn a_confined_bot_cannot_read_the_run_directory() {
-    let fix = fixture();
+    let fix = fixture("snoop");
     let t = tempfile::tempdir().unwrap();
     let config = format!(
         "game = \"dominoes\"\ncases = \"5,4 7,5\"\ngames_per_case = 4\n\
          agents = [\"exec:python3 {fix} snoop\", \"random\"]\n"
     );
-    let (out, output) = run_config(t.path(), &config);
+    let Some(rows) = run_confined(t.path(), &config) else {
+        return;
+    };
+    for r in rows {
+        assert_eq!(&r[9], "", "the snooping bot read the run directory: {r:?}");
+    }
+}
+
+/// Runs a config whose bots are confined, and returns its rows; `None` (said on stderr)
+/// where the kernel does not enforce Landlock, so confinement cannot be checked.
+fn run_confined(dir: &Path, config: &str) -> Option<Vec<csv::StringRecord>> {
+    let (out, output) = run_config(dir, config);
     assert!(
         output.status.success(),
         "{}",
@@ -266,11 +292,40 @@ fn a_confined_bot_cannot_read_the_run_directory() {
     let log = std::fs::read_to_string(out.join("run.log")).unwrap();
     if log.contains("Landlock is NOT available") {
         eprintln!("Landlock not available here: confinement not checked");
-        return;
+        return None;
     }
     assert!(log.contains("Landlock confinement"), "{log}");
-    for r in rows(&out) {
-        assert_eq!(&r[9], "", "the snooping bot read the run directory: {r:?}");
+    Some(rows(&out))
+}
+
+/// `[limits] read_paths` lets a confined bot read a model file outside its folder; without
+/// it, the bot cannot (where Landlock is enforced).
+#[test]
+fn read_paths_let_a_confined_bot_read_its_model() {
+    let fix = fixture("model");
+    for allowed in [false, true] {
+        let t = tempfile::tempdir().unwrap();
+        let model = t.path().join("model");
+        std::fs::create_dir_all(&model).unwrap();
+        std::fs::write(model.join("weights.txt"), "0.5\n").unwrap();
+        let limits = if allowed {
+            format!("[limits]\nread_paths = [\"{}\"]\n", model.display())
+        } else {
+            String::new()
+        };
+        let config = format!(
+            "game = \"dominoes\"\ncases = \"5,4\"\ngames_per_case = 4\n\
+             agents = [\"exec:python3 {fix} model\", \"random\"]\n{limits}"
+        );
+        let Some(rows) = run_confined(t.path(), &config) else {
+            return;
+        };
+        let forfeits = rows.iter().filter(|r| &r[9] == "a").count();
+        if allowed {
+            assert_eq!(forfeits, 0, "the model was allowed");
+        } else {
+            assert_eq!(forfeits, 4, "the model was out of reach");
+        }
     }
 }
 
@@ -278,7 +333,7 @@ fn a_confined_bot_cannot_read_the_run_directory() {
 /// lost at once. A sleeping bot with a small budget gives the same games.csv every run.
 #[test]
 fn a_spent_case_budget_loses_the_rest_of_the_case_identically_every_run() {
-    let fix = fixture();
+    let fix = fixture("budget");
     let config = format!(
         "game = \"dominoes\"\ncases = \"5,4\"\ngames_per_case = 12\nseed = 3\n\
          concurrency = 1\n\
@@ -312,7 +367,7 @@ fn a_spent_case_budget_loses_the_rest_of_the_case_identically_every_run() {
 /// its first game with exit 2, the reason, and its stderr; the rest is not played.
 #[test]
 fn a_bot_that_cannot_start_stops_the_run() {
-    let fix = fixture();
+    let fix = fixture("cannot-start");
     for (spec, says) in [
         (format!("exec:python3 {fix} exit"), "could not start"),
         ("exec:/nonexistent/arena-bot".to_owned(), "not found"),
@@ -336,6 +391,39 @@ fn a_bot_that_cannot_start_stops_the_run() {
             rows.len()
         );
         assert!(rows.iter().any(|r| &r[8] == "startup"), "{spec}");
-        assert!(leftover_fixture_processes().is_empty());
+        let left = leftover_fixture_processes("cannot-start");
+        assert!(left.is_empty(), "{spec}: {left:?}");
+    }
+}
+
+/// One reply grammar in both games (`docs/protocol.md`): in Quarto a square or piece past
+/// 15 is `illegal` (as a Dominoes index past the hand is), and blanks or leading zeros
+/// are `malformed` (as in Dominoes).
+#[test]
+fn quarto_replies_are_judged_by_the_documented_grammar() {
+    let bot = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/quarto_reply_bot.py");
+    for (mode, termination, reason) in [
+        ("out-of-range", "illegal", "there is no square 16"),
+        ("two-spaces", "malformed", "0  1"),
+        ("leading-zero", "malformed", "00 1"),
+    ] {
+        let t = tempfile::tempdir().unwrap();
+        let config = format!(
+            "game = \"quarto\"\ncases = \"lines:0 lines:2\"\ngames_per_case = 4\n\
+             agents = [\"exec:python3 {} {mode}\", \"greedy\"]\n",
+            bot.display()
+        );
+        let (out, output) = run_config(t.path(), &config);
+        assert!(
+            output.status.success(),
+            "{mode}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let rows = rows(&out);
+        assert_eq!(rows.len(), 8, "{mode}");
+        for r in &rows {
+            assert_eq!((&r[8], &r[9]), (termination, "a"), "{mode}: {r:?}");
+            assert!(r[10].contains(reason), "{mode}: {r:?}");
+        }
     }
 }

@@ -366,6 +366,7 @@ fn report_html_opens_cleanly_in_chromium_and_shows_summary_csv() {
     greedy_vs_random("dominoes", "5,4 9,7", "6", &duel);
     let dom = check_page(&browser, &duel);
     assert!(dom.contains("line:"), "the dominoes frame shows the line");
+    assert!(dom.contains("class=\"domino-board\""), "dominoes board");
     assert!(
         elements(&dom, "data-agent=\"").is_empty(),
         "no standings for two agents"

@@ -7,16 +7,20 @@ use crate::game::{Game, Outcome, Seat};
 use super::case::Case;
 use super::deal::Deal;
 use super::moves::{DominoMove, End};
-use super::tile::{MAX_TILES, OrientedTile, PIP_MASKS, Tile};
+use super::tile::{MAX_N, MAX_TILES, OrientedTile, Tile};
 use super::view::{DominoView, Event};
 
 /// A hand in draw order (D7): drawn tiles are appended; a placed tile is removed and
 /// the rest keep their order.
-#[derive(Clone, Copy, PartialEq, Eq)]
+#[derive(Clone, Copy)]
 pub struct Hand {
     tiles: [Tile; MAX_TILES],
     len: u8,
     mask: u64,
+    /// `by_pip[p]`: bit `i` is set when `tiles[i]` shows `p`. The legal placements at
+    /// each turn (asked by the referee and every agent) are then two loads, without a
+    /// branch; a removal shifts every mask by one bit above the removed index.
+    by_pip: [u64; MAX_N as usize],
 }
 
 impl Hand {
@@ -25,6 +29,7 @@ impl Hand {
             tiles: [Tile::from_index(0); MAX_TILES],
             len: 0,
             mask: 0,
+            by_pip: [0; MAX_N as usize],
         };
         for &t in tiles {
             hand.push(t);
@@ -54,20 +59,44 @@ impl Hand {
         self.tiles().iter().map(|t| t.pips()).sum()
     }
 
+    /// Hand indices (bit `i` for `tiles()[i]`) of the tiles showing `pip`.
+    pub fn indices_showing(&self, pip: u8) -> u64 {
+        self.by_pip.get(usize::from(pip)).copied().unwrap_or(0)
+    }
+
     fn push(&mut self, t: Tile) {
+        let bit = 1u64 << self.len;
         self.tiles[self.len as usize] = t;
         self.len += 1;
         self.mask |= t.bit();
+        self.by_pip[usize::from(t.lo())] |= bit;
+        self.by_pip[usize::from(t.hi())] |= bit;
     }
 
     fn remove(&mut self, index: usize) -> Tile {
         let t = self.tiles[index];
-        self.tiles.copy_within(index + 1..self.len as usize, index);
         self.len -= 1;
+        for i in index..self.len as usize {
+            self.tiles[i] = self.tiles[i + 1];
+        }
         self.mask &= !t.bit();
+        let below = (1u64 << index) - 1;
+        for m in &mut self.by_pip {
+            *m = (*m & below) | ((*m >> 1) & !below);
+        }
         t
     }
 }
+
+/// Hands are equal when they hold the same tiles in the same order (slots past the end
+/// and the index table are bookkeeping).
+impl PartialEq for Hand {
+    fn eq(&self, other: &Hand) -> bool {
+        self.tiles() == other.tiles()
+    }
+}
+
+impl Eq for Hand {}
 
 impl fmt::Debug for Hand {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -246,18 +275,29 @@ pub struct Dominoes {
     end: Option<(Outcome, EndReason)>,
     starter: (Seat, Tile),
     history: Vec<Event>,
+    /// Hand indices of the tiles of the seat to move that fit the left and the right
+    /// end: computed once per turn, read by its view and by the legality check.
+    placements: (u64, u64),
 }
 
 /// The starting tile of a deal and its owner (D6): the highest double among the 2H
 /// drawn tiles; with no double, the single with the highest pip sum, ties going to the
 /// one with the higher greatest number.
 pub fn starting_tile(deal: &Deal) -> (Seat, Tile) {
-    let rank = |t: Tile| (t.is_double(), t.pips(), t.hi());
-    Seat::BOTH
-        .into_iter()
-        .flat_map(|s| deal.hand(s).iter().map(move |&t| (s, t)))
-        .max_by_key(|&(_, t)| rank(t))
-        .expect("a deal has tiles")
+    // (double, pip sum, greater number) packed so that integer order is rank order;
+    // distinct tiles never tie.
+    let rank =
+        |t: Tile| (u16::from(t.is_double()) << 10) | ((t.pips() as u16) << 4) | u16::from(t.hi());
+    let mut best = (0u16, Seat::A, Tile::from_index(0));
+    for seat in Seat::BOTH {
+        for &t in deal.hand(seat) {
+            let r = rank(t);
+            if r >= best.0 {
+                best = (r, seat, t);
+            }
+        }
+    }
+    (best.1, best.2)
 }
 
 impl Dominoes {
@@ -283,7 +323,7 @@ impl Dominoes {
             seat: owner,
             tile: first,
         });
-        Dominoes {
+        let mut game = Dominoes {
             case: deal.case(),
             hands,
             stock,
@@ -298,7 +338,10 @@ impl Dominoes {
             end: None,
             starter: (owner, first),
             history,
-        }
+            placements: (0, 0),
+        };
+        game.placements = game.placements_of(game.to_move);
+        game
     }
 
     pub fn hand(&self, seat: Seat) -> &Hand {
@@ -337,10 +380,24 @@ impl Dominoes {
         self.end.map(|(_, r)| r)
     }
 
-    /// Tiles of the hand to move that fit an open end, as a mask of tile indices.
-    fn playable_mask(&self) -> u64 {
-        let hand = self.hands[self.to_move.index()].mask;
-        hand & (PIP_MASKS[self.line.left() as usize] | PIP_MASKS[self.line.right() as usize])
+    /// Hand indices of the tiles of `seat` that fit the left and the right end.
+    fn placements_of(&self, seat: Seat) -> (u64, u64) {
+        let hand = &self.hands[seat.index()];
+        (
+            hand.indices_showing(self.line.left()),
+            hand.indices_showing(self.line.right()),
+        )
+    }
+
+    /// [`Dominoes::placements_of`] the seat to move.
+    fn placements(&self) -> (u64, u64) {
+        self.placements
+    }
+
+    /// Whether the hand to move holds a tile that fits an open end.
+    fn can_place(&self) -> bool {
+        let (l, r) = self.placements();
+        l | r != 0
     }
 
     fn finish(&mut self, outcome: Outcome, reason: EndReason) {
@@ -377,7 +434,7 @@ impl Game for Dominoes {
         if self.end.is_some() {
             return;
         }
-        if self.playable_mask() != 0 {
+        if self.can_place() {
             let (l, r) = (self.line.left(), self.line.right());
             for (i, t) in self.hands[self.to_move.index()].tiles().iter().enumerate() {
                 if t.has(l) {
@@ -400,17 +457,16 @@ impl Game for Dominoes {
         }
         match mv {
             DominoMove::Place { end, index } => {
-                let hand = &self.hands[self.to_move.index()];
-                let Some(&t) = hand.tiles().get(index as usize) else {
-                    return false;
+                let (left, right) = self.placements();
+                let fits = match end {
+                    End::Left => left,
+                    End::Right => right,
                 };
-                t.has(match end {
-                    End::Left => self.line.left(),
-                    End::Right => self.line.right(),
-                })
+                // Indices past the hand have no bit (and past 63 none either).
+                index < 64 && fits >> index & 1 == 1
             }
-            DominoMove::Draw => self.playable_mask() == 0 && self.stock_len() > 0,
-            DominoMove::Pass => self.playable_mask() == 0 && self.stock_len() == 0,
+            DominoMove::Draw => !self.can_place() && self.stock_len() > 0,
+            DominoMove::Pass => !self.can_place() && self.stock_len() == 0,
         }
     }
 
@@ -451,6 +507,11 @@ impl Game for Dominoes {
                 }
             }
         }
+        self.placements = if self.end.is_some() {
+            (0, 0)
+        } else {
+            self.placements_of(self.to_move)
+        };
     }
 
     fn outcome(&self) -> Option<Outcome> {
@@ -458,10 +519,16 @@ impl Game for Dominoes {
     }
 
     fn view_of(&self, seat: Seat) -> DominoView<'_> {
-        DominoView::new(
+        let placements = if seat == self.to_move {
+            self.placements
+        } else {
+            self.placements_of(seat)
+        };
+        DominoView::with_placements(
             self.case,
             seat,
             self.hands[seat.index()].tiles(),
+            placements,
             &self.line,
             self.stock_len(),
             self.hands[seat.other().index()].len(),

@@ -119,6 +119,21 @@ impl Tile {
     }
 }
 
+/// Every tile's notation, by index, so that writers need not format one.
+const NAMES: [&str; MAX_TILES] = [
+    "0-0", "0-1", "1-1", "0-2", "1-2", "2-2", "0-3", "1-3", "2-3", "3-3", "0-4", "1-4", "2-4",
+    "3-4", "4-4", "0-5", "1-5", "2-5", "3-5", "4-5", "5-5", "0-6", "1-6", "2-6", "3-6", "4-6",
+    "5-6", "6-6", "0-7", "1-7", "2-7", "3-7", "4-7", "5-7", "6-7", "7-7", "0-8", "1-8", "2-8",
+    "3-8", "4-8", "5-8", "6-8", "7-8", "8-8",
+];
+
+impl Tile {
+    /// The tile's notation (`0-3`), as [`Display`](fmt::Display) writes it.
+    pub fn name(self) -> &'static str {
+        NAMES[self.0 as usize]
+    }
+}
+
 impl fmt::Display for Tile {
     /// D3: smaller number first (`0-3`, `4-4`).
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -190,6 +205,13 @@ impl FromStr for OrientedTile {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn names_match_the_notation() {
+        for t in super::Tile::set(super::MAX_N) {
+            assert_eq!(t.name(), t.to_string());
+        }
+    }
+
     use super::*;
 
     #[test]

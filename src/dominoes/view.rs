@@ -36,6 +36,8 @@ pub struct DominoView<'a> {
     stock: usize,
     opponent_hand: usize,
     history: &'a [Event],
+    /// Hand indices of the tiles that fit the left end and the right end.
+    placements: (u64, u64),
 }
 
 impl<'a> DominoView<'a> {
@@ -51,6 +53,42 @@ impl<'a> DominoView<'a> {
         opponent_hand: usize,
         history: &'a [Event],
     ) -> Self {
+        // Bit `t` of PIP_MASKS[p] says whether tile `t` shows `p`: one shift per tile.
+        let (l, r) = (
+            PIP_MASKS[line.left() as usize],
+            PIP_MASKS[line.right() as usize],
+        );
+        let (mut left, mut right) = (0u64, 0u64);
+        for (i, t) in hand.iter().enumerate() {
+            let t = t.index();
+            left |= (l >> t & 1) << i;
+            right |= (r >> t & 1) << i;
+        }
+        Self::with_placements(
+            case,
+            seat,
+            hand,
+            (left, right),
+            line,
+            stock,
+            opponent_hand,
+            history,
+        )
+    }
+
+    /// A view whose placements (hand indices fitting the left and the right end) the
+    /// referee already knows.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn with_placements(
+        case: Case,
+        seat: Seat,
+        hand: &'a [Tile],
+        placements: (u64, u64),
+        line: &'a Line,
+        stock: usize,
+        opponent_hand: usize,
+        history: &'a [Event],
+    ) -> Self {
         DominoView {
             case,
             seat,
@@ -59,6 +97,7 @@ impl<'a> DominoView<'a> {
             stock,
             opponent_hand,
             history,
+            placements,
         }
     }
 
@@ -117,17 +156,7 @@ impl<'a> DominoView<'a> {
     /// The legal moves as [`DominoView::legal_moves`] lists them, without allocating:
     /// for agents that decide millions of times.
     pub fn legal_move_list(&self) -> MoveList {
-        // Bit `t` of PIP_MASKS[p] says whether tile `t` shows `p`: one shift per tile.
-        let (l, r) = (
-            PIP_MASKS[self.line.left() as usize],
-            PIP_MASKS[self.line.right() as usize],
-        );
-        let (mut left, mut right) = (0u64, 0u64);
-        for (i, t) in self.hand.iter().enumerate() {
-            let t = t.index();
-            left |= (l >> t & 1) << i;
-            right |= (r >> t & 1) << i;
-        }
+        let (left, right) = self.placements;
         let fallback = if self.stock > 0 {
             DominoMove::Draw
         } else {
@@ -164,8 +193,7 @@ impl<'a> DominoView<'a> {
 
     /// Whether any tile in hand fits an end.
     pub fn can_place(&self) -> bool {
-        let ends = PIP_MASKS[self.line.left() as usize] | PIP_MASKS[self.line.right() as usize];
-        self.hand.iter().any(|t| ends & t.bit() != 0)
+        self.placements.0 | self.placements.1 != 0
     }
 }
 
@@ -223,6 +251,29 @@ impl MoveList {
 
     /// The `k`-th move in order.
     pub fn get(&self, k: usize) -> Option<DominoMove> {
-        self.iter().nth(k)
+        let mut rest = self.left | self.right;
+        if rest == 0 {
+            return (k == 0).then_some(self.fallback);
+        }
+        // Each index holds one move, or two (left, then right) for a tile fitting both.
+        let mut k = k;
+        while rest != 0 {
+            let i = rest.trailing_zeros() as u8;
+            rest &= rest - 1;
+            let (l, r) = (self.left >> i & 1 == 1, self.right >> i & 1 == 1);
+            match (k, l, r) {
+                (0, true, _) => return Some(DominoMove::left(i)),
+                (0, false, _) => return Some(DominoMove::right(i)),
+                (1, true, true) => return Some(DominoMove::right(i)),
+                _ => k -= 1 + usize::from(l && r),
+            }
+        }
+        None
+    }
+
+    /// Hand indices of the tiles that fit the left end and the right end (both empty
+    /// when the only move is `DRAW` or `PASS`).
+    pub fn placements(&self) -> (u64, u64) {
+        (self.left, self.right)
     }
 }

@@ -54,15 +54,15 @@ impl fmt::Display for QuartoMove {
 
 impl FromStr for QuartoMove {
     type Err = ParseError;
-    /// Tokens are separated by ASCII whitespace; leading and trailing blanks are ignored
-    /// so a reply line may end in `\r`.
+    /// Exactly the written forms: fields separated by one space, no other blanks (the
+    /// same strictness as Dominoes moves; `docs/protocol.md`).
     fn from_str(s: &str) -> Result<QuartoMove, ParseError> {
         let err = |reason: &str| ParseError::new("Quarto move", s, reason);
-        let mut tokens = s.split_ascii_whitespace();
+        let mut tokens = s.split(' ');
         let (first, second) = match (tokens.next(), tokens.next(), tokens.next()) {
+            (Some(""), _, _) => return Err(err("empty move, or a blank before it")),
             (Some(first), second, None) => (first, second),
-            (None, _, _) => return Err(err("empty move")),
-            _ => return Err(err("more than two fields")),
+            _ => return Err(err("more than two fields, or more than one space")),
         };
         let piece = |t: &str| {
             t.parse::<Piece>()
@@ -101,7 +101,10 @@ mod tests {
             assert_eq!(mv.to_string(), text);
             assert_eq!(text.parse::<QuartoMove>(), Ok(mv));
         }
-        assert_eq!(" 5\t12\r\n".parse::<QuartoMove>(), Ok(place(5, Some(12))));
+        // One grammar with Dominoes: no blank but the single space between fields.
+        for slack in [" 5 12", "5 12 ", "5  12", "5\t12", "5 12\r\n"] {
+            assert!(slack.parse::<QuartoMove>().is_err(), "{slack:?}");
+        }
     }
 
     #[test]

@@ -185,9 +185,14 @@ impl FromStr for Square {
     }
 }
 
-/// A decimal 0..=15 made of ASCII digits only (`u8::from_str` would also take `+7`).
+/// A decimal 0..=15 made of ASCII digits only, without a leading zero (`u8::from_str`
+/// would also take `+7` and `07`).
 pub(crate) fn parse_number(s: &str) -> Option<u8> {
-    if s.is_empty() || s.len() > 2 || !s.bytes().all(|b| b.is_ascii_digit()) {
+    if s.is_empty()
+        || s.len() > 2
+        || !s.bytes().all(|b| b.is_ascii_digit())
+        || (s.len() == 2 && s.starts_with('0'))
+    {
         return None;
     }
     let n: u8 = s.parse().ok()?;
@@ -235,7 +240,9 @@ mod tests {
             assert!(bad.parse::<Piece>().is_err(), "{bad:?}");
             assert!(bad.parse::<Square>().is_err(), "{bad:?}");
         }
-        assert_eq!("07".parse::<Piece>(), Ok(Piece::new(7)));
+        // No leading zero, as Dominoes indices (`docs/protocol.md`).
+        assert!("07".parse::<Piece>().is_err());
+        assert!("00".parse::<Square>().is_err());
     }
 
     #[test]

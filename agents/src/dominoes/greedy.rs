@@ -8,23 +8,28 @@ pub struct Greedy;
 impl Agent<Dominoes> for Greedy {
     fn play(&mut self, view: &DominoView<'_>) -> Result<DominoMove, AgentError> {
         let moves = view.legal_move_list();
-        let weight = |m: &DominoMove| match *m {
-            DominoMove::Place { index, .. } => {
-                let t = view.hand()[index as usize];
-                (t.pips(), t.is_double())
-            }
-            _ => (0, false),
-        };
-        // The first move of the greatest weight.
-        let mut best = None;
-        for m in moves.iter() {
-            let w = weight(&m);
+        let (left, right) = moves.placements();
+        // The heaviest tile (doubles first among equals); the lowest hand index among
+        // equals, at the left end if it fits there: the first such in the legal order.
+        let mut best: Option<((u32, bool), u8)> = None;
+        let mut rest = left | right;
+        while rest != 0 {
+            let i = rest.trailing_zeros() as u8;
+            rest &= rest - 1;
+            let t = view.hand()[usize::from(i)];
+            let w = (t.pips(), t.is_double());
             if best.is_none_or(|(bw, _)| w > bw) {
-                best = Some((w, m));
+                best = Some((w, i));
             }
         }
-        best.map(|(_, m)| m)
-            .ok_or_else(|| AgentError::Crash("no legal move".into()))
+        Ok(match best {
+            Some((_, i)) if left >> i & 1 == 1 => DominoMove::left(i),
+            Some((_, i)) => DominoMove::right(i),
+            // No tile fits: DRAW or PASS, the only move.
+            None => moves
+                .get(0)
+                .ok_or_else(|| AgentError::Crash("no legal move".into()))?,
+        })
     }
 }
 

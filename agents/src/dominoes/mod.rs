@@ -28,7 +28,7 @@ pub use solver::{Solution, Solver};
 use arena_core::Agent;
 use arena_core::dominoes::Dominoes;
 
-use crate::spec::{Spec, SpecError};
+use crate::spec::{SeedSource, Spec, SpecError};
 
 /// A boxed Dominoes agent, sendable to a worker thread.
 pub type BoxedAgent = Box<dyn Agent<Dominoes> + Send>;
@@ -78,8 +78,8 @@ pub fn pimc_config(spec: &Spec) -> Result<PimcConfig, SpecError> {
     })
 }
 
-/// Builds the agent a spec names, with its private seed.
-pub fn build(spec: &Spec, seed: u64) -> Result<BoxedAgent, SpecError> {
+/// Builds the agent a spec names, with its private seed (derived only if it uses one).
+pub fn build(spec: &Spec, seed: impl SeedSource) -> Result<BoxedAgent, SpecError> {
     match spec {
         Spec::Exec { .. } => Err(SpecError::ExecUnsupported {
             spec: spec.to_string(),
@@ -87,7 +87,7 @@ pub fn build(spec: &Spec, seed: u64) -> Result<BoxedAgent, SpecError> {
         Spec::Builtin { name, .. } => match name.as_str() {
             "random" => {
                 spec.expect_options(&[])?;
-                Ok(Box::new(Random::new(seed)))
+                Ok(Box::new(Random::new(seed.seed())))
             }
             "greedy" => {
                 spec.expect_options(&[])?;
@@ -103,7 +103,7 @@ pub fn build(spec: &Spec, seed: u64) -> Result<BoxedAgent, SpecError> {
                 Ok(Box::new(EndgamePlayer::with_max_nodes(nodes)))
             }
             // `best` names the strongest built-in: `pimc` with its defaults.
-            "pimc" | "best" => Ok(Box::new(Pimc::new(pimc_config(spec)?, seed))),
+            "pimc" | "best" => Ok(Box::new(Pimc::new(pimc_config(spec)?, seed.seed()))),
             // The learned evaluator (agents/src/learned/); `tc-server` uses the built-in weights.
             "learned" | "tc-server" => Ok(Box::new(crate::learned::dominoes_agent(spec)?)),
             _ => Err(SpecError::Unknown {

@@ -16,7 +16,7 @@ pub use strangler::{SolverAgent, Strangler, StranglerConfig};
 use arena_core::Agent;
 use arena_core::quarto::Quarto;
 
-use crate::spec::{Spec, SpecError};
+use crate::spec::{SeedSource, Spec, SpecError};
 
 /// A boxed Quarto agent, sendable to a worker thread.
 pub type BoxedAgent = Box<dyn Agent<Quarto> + Send>;
@@ -24,8 +24,8 @@ pub type BoxedAgent = Box<dyn Agent<Quarto> + Send>;
 /// The built-in Quarto agents, by name.
 pub const NAMES: &[&str] = &["random", "greedy", "solver", "strangler", "learned", "best"];
 
-/// Builds the agent a spec names, with its private seed.
-pub fn build(spec: &Spec, seed: u64) -> Result<BoxedAgent, SpecError> {
+/// Builds the agent a spec names, with its private seed (derived only if it uses one).
+pub fn build(spec: &Spec, seed: impl SeedSource) -> Result<BoxedAgent, SpecError> {
     match spec {
         Spec::Exec { .. } => Err(SpecError::ExecUnsupported {
             spec: spec.to_string(),
@@ -33,20 +33,20 @@ pub fn build(spec: &Spec, seed: u64) -> Result<BoxedAgent, SpecError> {
         Spec::Builtin { name, .. } => match name.as_str() {
             "random" => {
                 spec.expect_options(&[])?;
-                Ok(Box::new(Random::new(seed)))
+                Ok(Box::new(Random::new(seed.seed())))
             }
             "greedy" => {
                 spec.expect_options(&[])?;
-                Ok(Box::new(Greedy::new(seed)))
+                Ok(Box::new(Greedy::new(seed.seed())))
             }
             "solver" => {
                 let config = StranglerConfig::from_spec(spec, StranglerConfig::solver())?;
-                Ok(Box::new(SolverAgent::new(config, seed)))
+                Ok(Box::new(SolverAgent::new(config, seed.seed())))
             }
             // `best` names the strongest built-in: the Strangler with its exact endgame.
             "strangler" | "best" => {
                 let config = StranglerConfig::from_spec(spec, StranglerConfig::default())?;
-                Ok(Box::new(Strangler::new(config, seed)))
+                Ok(Box::new(Strangler::new(config, seed.seed())))
             }
             // The learned evaluator (agents/src/learned/).
             "learned" => Ok(Box::new(crate::learned::quarto_agent(spec)?)),

@@ -90,7 +90,9 @@ pub struct RunArgs {
 }
 
 #[derive(clap::Args, Debug)]
+#[command(after_help = BUILT_IN_AGENTS.as_str())]
 pub struct MatchArgs {
+    /// The game: `dominoes` or `quarto`.
     #[arg(long, value_parser = task::parse_name)]
     pub game: String,
     /// An agent spec (`random`, `greedy`, `pimc:k=30`, `exec:<command>`), optionally
@@ -100,12 +102,14 @@ pub struct MatchArgs {
     /// `all`, or cases separated by spaces: "5,4 9,7" or "lines:0 squares:4".
     #[arg(long)]
     pub cases: Option<String>,
-    /// Games per case, even (pairs of games with the seats exchanged).
+    /// Games per case, even (pairs of games with the seats exchanged) (default 100).
     #[arg(long)]
     pub games_per_case: Option<u32>,
     /// The master seed (default 1).
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Output directory, created (default: results/<game>-<timestamp>). A directory
+    /// holding the same match (and shard) is resumed, so retries are safe.
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// A gauntlet: agent NAME plays every other agent, and the others do not play among
@@ -117,6 +121,16 @@ pub struct MatchArgs {
     #[command(flatten)]
     pub exec: ExecArgs,
 }
+
+/// The built-in agents of each game, for `arena match --help`.
+static BUILT_IN_AGENTS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    format!(
+        "Built-in agents (`best` is the strongest; options in docs/config.md):\n  \
+         dominoes: {}\n  quarto:   {}\nAny program speaking docs/protocol.md: exec:<command line>",
+        agents::dominoes::NAMES.join(", "),
+        agents::quarto::NAMES.join(", ")
+    )
+});
 
 #[derive(clap::Args, Debug)]
 pub struct MergeArgs {

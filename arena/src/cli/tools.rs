@@ -11,6 +11,7 @@ use crate::task::{self, SolveOptions, Solved};
 pub struct ServeArgs {
     /// A built-in agent spec, e.g. `greedy`.
     pub spec: String,
+    /// The game: `dominoes` or `quarto`.
     #[arg(long, value_parser = task::parse_name)]
     pub game: String,
     /// Seeds the served agent's own randomness (the arena never sends its seed).
@@ -20,8 +21,10 @@ pub struct ServeArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct PerftArgs {
+    /// The game (Quarto; Dominoes deals are hidden information).
     #[arg(value_parser = task::parse_name)]
     pub game: String,
+    /// Plies to count, at most the game's length (16 for Quarto).
     pub depth: u32,
     /// The variant (Quarto: `lines` or `squares`).
     #[arg(long)]
@@ -30,6 +33,7 @@ pub struct PerftArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct SolveArgs {
+    /// The game: `dominoes` (D17 endgames) or `quarto` (Q9 positions).
     #[arg(value_parser = task::parse_name)]
     pub game: String,
     /// A position; without one, positions are read from stdin, one per line.
@@ -53,6 +57,7 @@ pub struct SolveArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct BookArgs {
+    /// The game (Quarto).
     #[arg(value_parser = task::parse_name)]
     pub game: String,
     /// The variant (Quarto: `lines` or `squares`).

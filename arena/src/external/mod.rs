@@ -10,9 +10,11 @@ mod process;
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
+use arena_core::protocol::ReplyError;
 use arena_core::{Agent, AgentError, Game};
 use serde::{Deserialize, Serialize};
 
@@ -22,7 +24,7 @@ use self::process::Process;
 pub use self::process::{absolutize, label};
 
 /// Resource limits for external agents (defaults: TCO09's).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Limits {
     /// Thinking time per agent per test case, over all its games (TCO09: 100 s per 100
@@ -44,6 +46,11 @@ pub struct Limits {
     /// Stop the run when an agent's first game, or this many of its games in a row (in
     /// game order), fail at start-up: a bot that cannot start is a setup error.
     pub start_failures: u32,
+    /// Extra directories or files a confined bot may read (a model, an opening book),
+    /// beside the system directories and the files its command names. Relative paths are
+    /// taken from where `arena` runs; a run stores them absolute.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub read_paths: Vec<PathBuf>,
 }
 
 impl Default for Limits {
@@ -57,6 +64,7 @@ impl Default for Limits {
             stderr_bytes: 1 << 20,
             grace_ms: 1000,
             start_failures: 3,
+            read_paths: Vec::new(),
         }
     }
 }
@@ -100,6 +108,8 @@ pub struct ExternalRuntime {
     /// Per agent: the arena binary and the directories the bot may read, when Landlock
     /// confinement is available.
     sandboxes: Vec<Option<(PathBuf, Vec<PathBuf>)>>,
+    /// Processes started so far: each one's number in the stderr logs.
+    started: AtomicU64,
 }
 
 impl ExternalRuntime {
@@ -135,7 +145,9 @@ impl ExternalRuntime {
             .iter()
             .map(|a| {
                 let (a, exe) = (a.as_ref()?, exe.as_ref()?);
-                Some((exe.clone(), crate::sandbox::read_paths_for(&a.command)))
+                let mut read = crate::sandbox::read_paths_for(&a.command);
+                read.extend(limits.read_paths.iter().cloned());
+                Some((exe.clone(), read))
             })
             .collect();
         Ok(ExternalRuntime {
@@ -148,6 +160,7 @@ impl ExternalRuntime {
             budgets: Mutex::new(HashMap::new()),
             remaining_games: Mutex::new(games),
             logs,
+            started: AtomicU64::new(0),
         })
     }
 
@@ -160,11 +173,17 @@ impl ExternalRuntime {
         self.agents.get(agent).is_some_and(Option::is_some)
     }
 
-    /// An agent handle for one game of `case`.
-    pub fn agent<G: Wire>(self: &Arc<Self>, agent: usize, case: String) -> ExternalAgent<G> {
+    /// An agent handle for game `game` (its number in the run) of `case`.
+    pub fn agent<G: Wire>(
+        self: &Arc<Self>,
+        agent: usize,
+        case: String,
+        game: u64,
+    ) -> ExternalAgent<G> {
         ExternalAgent {
             runtime: Arc::clone(self),
             key: (agent, case),
+            index: game,
             process: None,
             healthy: true,
             game: PhantomData,
@@ -179,12 +198,14 @@ impl ExternalRuntime {
         let agent = self.agents[key.0].as_ref().expect("exec agent");
         let log = Arc::clone(self.logs[key.0].as_ref().expect("exec agent"));
         let dir = process::workdir(&self.run_dir, &process::label(key.0, &agent.name));
+        let number = self.started.fetch_add(1, Ordering::Relaxed) + 1;
         Process::spawn(
             self.runtime.handle(),
             &agent.command,
             &dir,
             &self.limits,
             log,
+            format!("case {} process {number}", key.1),
             self.sandboxes[key.0].as_ref(),
         )
     }
@@ -274,13 +295,16 @@ pub trait Wire: Game + 'static {
     fn init_call(case: &Self::Case) -> String;
     fn reset_call(view: &Self::View<'_>) -> String;
     fn play_call(view: &Self::View<'_>) -> String;
-    fn parse_move(line: &str) -> Result<Self::Move, arena_core::ParseError>;
+    /// The move a reply line names, or why it names none (`docs/protocol.md`).
+    fn parse_move(line: &str) -> Result<Self::Move, arena_core::protocol::ReplyError>;
 }
 
 /// One game's handle on an external agent's process.
 pub struct ExternalAgent<G: Wire> {
     runtime: Arc<ExternalRuntime>,
     key: Key,
+    /// The game's number in the run, for the stderr log.
+    index: u64,
     process: Option<Process>,
     healthy: bool,
     game: PhantomData<fn() -> G>,
@@ -297,14 +321,15 @@ impl<G: Wire> ExternalAgent<G> {
 
     /// One call and its reply line, charged to the case budget.
     fn call(&mut self, text: &str, cap: Duration) -> Result<String, AgentError> {
-        let limits = self.runtime.limits;
+        let runtime = Arc::clone(&self.runtime);
+        let limits = &runtime.limits;
         let remaining = self.runtime.remaining_budget(&self.key);
         if remaining.is_zero() {
             return Err(self.fail(AgentError::Timeout(SPENT.into())));
         }
         let cap = cap.min(remaining);
         let process = self.process.as_mut().expect("started");
-        match process.call(text, cap, &limits) {
+        match process.call(text, cap, limits) {
             Ok((line, took)) => {
                 self.runtime.spend(&self.key, took);
                 Ok(line)
@@ -341,6 +366,7 @@ impl<G: Wire> Agent<G> for ExternalAgent<G> {
             return Err(AgentError::Timeout(SPENT.into()));
         }
         if let Some(p) = self.runtime.take_idle(&self.key) {
+            p.set_game(self.index);
             self.process = Some(p);
             return Ok(());
         }
@@ -348,19 +374,24 @@ impl<G: Wire> Agent<G> for ExternalAgent<G> {
         self.process = Some(p);
         let startup = Duration::from_millis(self.runtime.limits.startup_ms);
         let process = self.process.as_mut().expect("just set");
-        let limits = self.runtime.limits;
+        let runtime = Arc::clone(&self.runtime);
+        let limits = &runtime.limits;
         let command = self.runtime.agents[self.key.0]
             .as_ref()
             .map_or("", |a| a.command.as_str())
             .to_owned();
         // Start-up time is not charged to the thinking budget.
-        match process.call(&G::init_call(case), startup, &limits) {
-            Ok(_) => Ok(()),
+        match process.call(&G::init_call(case), startup, limits) {
+            Ok(_) => {
+                process.set_game(self.index);
+                Ok(())
+            }
             Err(e) => {
                 let e = AgentError::Startup(match e {
                     AgentError::Timeout(w)
                     | AgentError::Crash(w)
                     | AgentError::Malformed(w)
+                    | AgentError::Illegal(w)
                     | AgentError::Memory(w)
                     | AgentError::Startup(w) => format!("no answer to init from `{command}`: {w}"),
                 });
@@ -377,7 +408,13 @@ impl<G: Wire> Agent<G> for ExternalAgent<G> {
     fn play(&mut self, view: &G::View<'_>) -> Result<G::Move, AgentError> {
         let cap = Duration::from_millis(self.runtime.limits.call_ms);
         let line = self.call(&G::play_call(view), cap)?;
-        G::parse_move(&line).map_err(|e| self.fail(AgentError::Malformed(e.to_string())))
+        match G::parse_move(&line) {
+            Ok(mv) => Ok(mv),
+            // The bot answered in step: its process may serve the next game.
+            Err(ReplyError::OutOfRange(why)) => Err(AgentError::Illegal(why)),
+            // Out of step, or not speaking the protocol: start afresh next game.
+            Err(ReplyError::Malformed(e)) => Err(self.fail(AgentError::Malformed(e.to_string()))),
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -32,6 +33,8 @@ pub struct Process {
     stdout: ChildStdout,
     buffer: Vec<u8>,
     stderr_tail: Arc<Mutex<Vec<u8>>>,
+    /// The game in progress, for the stderr log ([`NO_GAME`] before the first).
+    game: Arc<AtomicU64>,
     handle: Handle,
 }
 
@@ -68,6 +71,7 @@ impl Process {
         workdir: &Path,
         limits: &Limits,
         log: Arc<StderrLog>,
+        tag: String,
         sandbox: Option<&(PathBuf, Vec<PathBuf>)>,
     ) -> Result<Process, AgentError> {
         std::fs::create_dir_all(workdir)
@@ -111,18 +115,24 @@ impl Process {
         let mut stderr = child.stderr.take().expect("piped");
         let tail = Arc::new(Mutex::new(Vec::new()));
         let tail_writer = Arc::clone(&tail);
+        let game = Arc::new(AtomicU64::new(NO_GAME));
+        let game_reader = Arc::clone(&game);
         handle.spawn(async move {
+            // Lines of processes running side by side share one log file: each line goes
+            // in whole, prefixed with its process and the game it was playing.
+            let mut lines = StderrLines::new(tag, game_reader);
             let mut chunk = [0u8; 4096];
             while let Ok(n) = stderr.read(&mut chunk).await {
                 if n == 0 {
                     break;
                 }
-                log.write(&chunk[..n]);
+                lines.feed(&chunk[..n], &log);
                 let mut t = tail_writer.lock().expect("not poisoned");
                 t.extend_from_slice(&chunk[..n]);
                 let excess = t.len().saturating_sub(4096);
                 t.drain(..excess);
             }
+            lines.finish(&log);
         });
         Ok(Process {
             child,
@@ -131,7 +141,13 @@ impl Process {
             buffer: Vec::new(),
             stderr_tail: tail,
             handle: handle.clone(),
+            game,
         })
+    }
+
+    /// The game this process now plays (named in its stderr lines).
+    pub fn set_game(&self, index: u64) {
+        self.game.store(index, Ordering::Relaxed);
     }
 
     /// Sends one call and waits for its one-line reply, at most `cap`. Returns the line
@@ -293,4 +309,60 @@ pub fn label(index: usize, name: &str) -> String {
 /// The working directory of an agent under the run directory.
 pub fn workdir(run_dir: &Path, label: &str) -> PathBuf {
     run_dir.join("agents").join(label)
+}
+
+/// Before a process's first game (while it answers `init`).
+const NO_GAME: u64 = u64::MAX;
+
+/// The longest stderr line kept whole; a longer one is cut into pieces of this size,
+/// each prefixed.
+const LINE_MAX: usize = 16 * 1024;
+
+/// Splits a process's stderr into lines and writes each to the shared log with its
+/// prefix: `[<tag> game <n>] ` (`<tag>` names the case and the process).
+struct StderrLines {
+    tag: String,
+    game: Arc<AtomicU64>,
+    pending: Vec<u8>,
+}
+
+impl StderrLines {
+    fn new(tag: String, game: Arc<AtomicU64>) -> StderrLines {
+        StderrLines {
+            tag,
+            game,
+            pending: Vec::new(),
+        }
+    }
+
+    fn feed(&mut self, bytes: &[u8], log: &StderrLog) {
+        for &b in bytes {
+            if b == b'\n' {
+                self.emit(log);
+            } else {
+                self.pending.push(b);
+                if self.pending.len() >= LINE_MAX {
+                    self.emit(log);
+                }
+            }
+        }
+    }
+
+    /// The last line, when the process ends without a line break.
+    fn finish(&mut self, log: &StderrLog) {
+        if !self.pending.is_empty() {
+            self.emit(log);
+        }
+    }
+
+    fn emit(&mut self, log: &StderrLog) {
+        let game = match self.game.load(Ordering::Relaxed) {
+            NO_GAME => "init".to_owned(),
+            n => format!("game {n}"),
+        };
+        let mut line = format!("[{} {game}] ", self.tag).into_bytes();
+        line.append(&mut self.pending);
+        line.push(b'\n');
+        log.write(&line);
+    }
 }

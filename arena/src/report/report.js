@@ -122,6 +122,57 @@
     return svg;
   }
 
+  // A Dominoes position drawn from the replay's text: the line, both hands (the side to
+  // move marked), the stock.
+  function dominoBoard(drawing) {
+    var NS = "http://www.w3.org/2000/svg";
+    var rows = [];
+    var stock = "";
+    drawing.split("\n").forEach(function (l) {
+      var line = /^line:\s+(.*)$/.exec(l);
+      var hand = /^([* ])([AB]):\s+(.*?)\s+\((\d+) pips\)$/.exec(l);
+      var st = /^stock: (\d+)/.exec(l);
+      if (line) rows.push({ label: "line", bold: false, tiles: line[1].split(/\s+/) });
+      if (hand) rows.push({ label: hand[2] + " (" + hand[4] + ")", bold: hand[1] === "*", tiles: hand[3].split(/\s+/) });
+      if (st) stock = "stock: " + st[1];
+    });
+    if (rows.length === 0) return null;
+    var widest = Math.max.apply(null, rows.map(function (r) { return r.tiles.length; }));
+    var svg = document.createElementNS(NS, "svg");
+    svg.setAttribute("class", "domino-board");
+    svg.setAttribute("width", 90 + 52 * widest);
+    svg.setAttribute("height", 40 * rows.length + 30);
+    function write(x, y, t, bold) {
+      var e = document.createElementNS(NS, "text");
+      e.setAttribute("x", x); e.setAttribute("y", y);
+      if (bold) e.setAttribute("font-weight", "700");
+      e.textContent = t;
+      svg.appendChild(e);
+    }
+    rows.forEach(function (r, i) {
+      var y = 10 + 40 * i;
+      write(4, y + 18, r.label + (r.bold ? " to move" : ""), r.bold);
+      r.tiles.forEach(function (t, j) {
+        var ends = t.split("-");
+        if (ends.length !== 2) return;
+        var x = 86 + 52 * j;
+        var tile = document.createElementNS(NS, "rect");
+        tile.setAttribute("x", x); tile.setAttribute("y", y);
+        tile.setAttribute("width", 48); tile.setAttribute("height", 26); tile.setAttribute("rx", 4);
+        tile.setAttribute("fill", "#fffdf5"); tile.setAttribute("stroke", "#333");
+        svg.appendChild(tile);
+        var bar = document.createElementNS(NS, "line");
+        bar.setAttribute("x1", x + 24); bar.setAttribute("x2", x + 24);
+        bar.setAttribute("y1", y + 3); bar.setAttribute("y2", y + 23); bar.setAttribute("stroke", "#333");
+        svg.appendChild(bar);
+        write(x + 8, y + 18, ends[0], true);
+        write(x + 32, y + 18, ends[1], true);
+      });
+    });
+    write(4, 10 + 40 * rows.length + 12, stock, false);
+    return svg;
+  }
+
   function viewer(data) {
     var pick = document.getElementById("pick");
     var number = document.getElementById("number");
@@ -158,10 +209,8 @@
       caption.textContent = (k + 1) + "/" + current.frames.length + ": " + f[0];
       frame.textContent = f[1] + (k === current.frames.length - 1 ? "\n\n" + current.result : "");
       board.textContent = "";
-      if (data.game === "quarto") {
-        var svg = quartoBoard(f[1]);
-        if (svg) board.appendChild(svg);
-      }
+      var svg = data.game === "quarto" ? quartoBoard(f[1]) : data.game === "dominoes" ? dominoBoard(f[1]) : null;
+      if (svg) board.appendChild(svg);
     }
 
     function open(index) {

@@ -34,7 +34,12 @@ pub trait DuelGame: Send + Sync + 'static {
     /// in. The two games share the deal or opening with the seats exchanged (D5, Q8).
     fn start(case: <Self::G as Game>::Case, seed: u64, pair: u32, game: u8) -> (Self::G, Seat);
 
-    fn build(spec: &Spec, seed: u64) -> Result<Box<dyn Agent<Self::G> + Send>, SpecError>;
+    /// The agent `spec` names; `seed` derives its private seed, called only by agents
+    /// that use one.
+    fn build(
+        spec: &Spec,
+        seed: &dyn Fn() -> u64,
+    ) -> Result<Box<dyn Agent<Self::G> + Send>, SpecError>;
 
     /// The seat whose side opened the game.
     fn first(start: &Self::G) -> Seat;
@@ -120,7 +125,7 @@ impl<D: DuelGame> Task for DuelTask<D> {
 
     fn check_agent(&self, spec: &Spec) -> Result<()> {
         if !matches!(spec, Spec::Exec { .. }) {
-            D::build(spec, 0)?;
+            D::build(spec, &|| 0)?;
         }
         Ok(())
     }
@@ -234,9 +239,9 @@ impl<D: DuelGame> PreparedDuel<D> {
             let spec = &self.plan.agents[agent].spec;
             Ok(match (spec, external) {
                 (Spec::Exec { .. }, Some(rt)) => {
-                    Box::new(rt.agent::<D::G>(agent, case.to_string()))
+                    Box::new(rt.agent::<D::G>(agent, case.to_string(), job.index))
                 }
-                _ => D::build(spec, self.agent_seed(job, case, seat_of[slot]))
+                _ => D::build(spec, &|| self.agent_seed(job, case, seat_of[slot]))
                     .with_context(|| format!("agent {:?}", self.plan.agents[agent].name))?,
             })
         };
@@ -244,71 +249,65 @@ impl<D: DuelGame> PreparedDuel<D> {
         let slot_of = |seat: Seat| usize::from(seat != seat_a);
 
         let mut plies = 0u32;
-        let mut forfeit: Option<(usize, Termination, String)> = None;
-        for slot in 0..2 {
-            let seat = seat_of[slot];
-            let ready = agents[slot]
-                .init(&case)
-                .and_then(|()| agents[slot].reset(&position.view_of(seat)));
-            if let Err(e) = ready {
-                forfeit = Some(forfeited(
-                    observe,
-                    slot,
-                    seat,
-                    Termination::from(&e),
-                    e.to_string(),
-                ));
-                break;
-            }
-        }
-        while forfeit.is_none() && !position.is_over() {
-            let seat = position.to_move();
-            let slot = slot_of(seat);
-            // A panicking built-in is a bug in that agent: it forfeits the game as a
-            // crash instead of taking the whole run down.
-            let reply = {
-                let view = position.view();
-                let agent = &mut agents[slot];
-                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| agent.play(&view)))
-                    .unwrap_or_else(|panic| {
-                        let what = panic
-                            .downcast_ref::<&str>()
-                            .map(|s| (*s).to_owned())
-                            .or_else(|| panic.downcast_ref::<String>().cloned())
-                            .unwrap_or_default();
-                        Err(AgentError::Crash(format!("the agent panicked: {what}")))
-                    })
-            };
-            let mv = match reply {
-                Ok(mv) => mv,
-                Err(e) => {
-                    forfeit = Some(forfeited(
-                        observe,
-                        slot,
-                        seat,
-                        Termination::from(&e),
-                        e.to_string(),
-                    ));
-                    break;
+        // Whose call is under way: a panic there is charged to that agent; anywhere else
+        // (the referee) it is a bug of ours, and it propagates.
+        let mut calling: Option<(usize, Seat)> = None;
+        // One unwind guard around the whole game, not one per call: a panicking built-in
+        // is a bug in that agent, and it forfeits the game as a crash instead of taking
+        // the run down. `None`: the game ended by the rules.
+        let played = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
+            || -> Option<(usize, Seat, Termination, String)> {
+                for slot in 0..2 {
+                    let seat = seat_of[slot];
+                    calling = Some((slot, seat));
+                    let ready = agents[slot]
+                        .init(&case)
+                        .and_then(|()| agents[slot].reset(&position.view_of(seat)));
+                    calling = None;
+                    if let Err(e) = ready {
+                        return Some((slot, seat, Termination::from(&e), e.to_string()));
+                    }
                 }
+                while !position.is_over() {
+                    let seat = position.to_move();
+                    let slot = slot_of(seat);
+                    calling = Some((slot, seat));
+                    let reply = agents[slot].play(&position.view());
+                    calling = None;
+                    let mv = match reply {
+                        Ok(mv) => mv,
+                        Err(e) => {
+                            return Some((slot, seat, Termination::from(&e), e.to_string()));
+                        }
+                    };
+                    plies += 1;
+                    if position.try_play(mv).is_err() {
+                        let why = D::explain_illegal(&position, mv);
+                        return Some((slot, seat, Termination::Illegal, why));
+                    }
+                    observe(Step::Move {
+                        seat,
+                        mv,
+                        after: &position,
+                    });
+                }
+                None
+            },
+        ))
+        .unwrap_or_else(|panic| {
+            let Some((slot, seat)) = calling else {
+                std::panic::resume_unwind(panic)
             };
-            plies += 1;
-            if position.try_play(mv).is_err() {
-                forfeit = Some(forfeited(
-                    observe,
-                    slot,
-                    seat,
-                    Termination::Illegal,
-                    D::explain_illegal(&position, mv),
-                ));
-                break;
-            }
-            observe(Step::Move {
-                seat,
-                mv,
-                after: &position,
-            });
-        }
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            let e = AgentError::Crash(format!("the agent panicked: {what}"));
+            Some((slot, seat, Termination::from(&e), e.to_string()))
+        });
+        let forfeit =
+            played.map(|(slot, seat, kind, detail)| forfeited(observe, slot, seat, kind, detail));
 
         let side = |slot: usize| if slot == 0 { Side::A } else { Side::B };
         let (score_a, termination, forfeit, reason) = match forfeit {

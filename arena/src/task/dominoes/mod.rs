@@ -54,7 +54,10 @@ impl DuelGame for DominoesGame {
         (Dominoes::new(&deal), Seat::A)
     }
 
-    fn build(spec: &Spec, seed: u64) -> Result<Box<dyn Agent<Dominoes> + Send>, SpecError> {
+    fn build(
+        spec: &Spec,
+        seed: &dyn Fn() -> u64,
+    ) -> Result<Box<dyn Agent<Dominoes> + Send>, SpecError> {
         agents::dominoes::build(spec, seed)
     }
 
@@ -71,7 +74,7 @@ impl DuelGame for DominoesGame {
     }
 
     fn start_extras(start: &Dominoes, extras: &mut Vec<Extra>) {
-        extras.push(Extra::Text(start.starter().1.to_string()));
+        extras.push(Extra::Text(start.starter().1.name().into()));
     }
 
     fn end_extras(end: &Dominoes, seat_a: Seat, extras: &mut Vec<Extra>) {

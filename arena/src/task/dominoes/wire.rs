@@ -1,7 +1,7 @@
 //! How Dominoes calls and replies are written on the wire (`docs/protocol.md`).
 
 use arena_core::dominoes::{DominoView, Dominoes};
-use arena_core::protocol::{DominoCall, parse_reply};
+use arena_core::protocol::{DominoCall, parse_dominoes_reply};
 
 use crate::external::Wire;
 
@@ -15,7 +15,9 @@ impl Wire for Dominoes {
     fn play_call(view: &DominoView<'_>) -> String {
         DominoCall::play(view).encode()
     }
-    fn parse_move(line: &str) -> Result<arena_core::dominoes::DominoMove, arena_core::ParseError> {
-        parse_reply(line)
+    fn parse_move(
+        line: &str,
+    ) -> Result<arena_core::dominoes::DominoMove, arena_core::protocol::ReplyError> {
+        parse_dominoes_reply(line)
     }
 }

@@ -48,7 +48,10 @@ impl DuelGame for QuartoGame {
         (Quarto::seeded_opening(case, seed, pair), seat_a)
     }
 
-    fn build(spec: &Spec, seed: u64) -> Result<Box<dyn Agent<Quarto> + Send>, SpecError> {
+    fn build(
+        spec: &Spec,
+        seed: &dyn Fn() -> u64,
+    ) -> Result<Box<dyn Agent<Quarto> + Send>, SpecError> {
         agents::quarto::build(spec, seed)
     }
 
@@ -65,7 +68,7 @@ impl DuelGame for QuartoGame {
     }
 
     fn start_extras(start: &Quarto, extras: &mut Vec<Extra>) {
-        extras.push(Extra::Text(start.setup().to_string()));
+        extras.push(Extra::Text(start.setup().to_string().into()));
     }
 
     fn end_extras(_end: &Quarto, _seat_a: Seat, _extras: &mut Vec<Extra>) {}

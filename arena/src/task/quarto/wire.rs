@@ -1,6 +1,6 @@
 //! How Quarto calls and replies are written on the wire (`docs/protocol.md`).
 
-use arena_core::protocol::{QuartoCall, parse_reply};
+use arena_core::protocol::{QuartoCall, parse_quarto_reply};
 use arena_core::quarto::Quarto;
 
 use crate::external::Wire;
@@ -15,7 +15,9 @@ impl Wire for Quarto {
     fn play_call(view: &&Quarto) -> String {
         QuartoCall::Play(view.setup()).encode()
     }
-    fn parse_move(line: &str) -> Result<arena_core::quarto::QuartoMove, arena_core::ParseError> {
-        parse_reply(line)
+    fn parse_move(
+        line: &str,
+    ) -> Result<arena_core::quarto::QuartoMove, arena_core::protocol::ReplyError> {
+        parse_quarto_reply(line)
     }
 }
