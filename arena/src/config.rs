@@ -40,6 +40,10 @@ pub struct Config {
     /// Limits for external (`exec:`) agents; TCO09's by default.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub limits: Option<Limits>,
+    /// Agent names that play every other agent; the others do not play among themselves.
+    /// Empty or absent: a round robin.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub gauntlet: Vec<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -112,6 +116,8 @@ pub enum ConfigError {
     ReadPath(PathBuf),
     #[error(transparent)]
     Game(#[from] crate::task::UnknownTask),
+    #[error("gauntlet: {0}")]
+    Gauntlet(String),
     #[error(
         "case {case} is listed twice (as {first:?} and {second:?}); its games would be played twice"
     )]
@@ -158,6 +164,8 @@ pub struct Plan {
     pub agents: Vec<PlanAgent>,
     pub sprt: Option<SprtConfig>,
     pub limits: Limits,
+    /// Indices of the gauntlet agents, ascending; empty for a round robin.
+    pub gauntlet: Vec<usize>,
 }
 
 impl Plan {
@@ -230,6 +238,7 @@ impl Plan {
                 reason: format!("at most {} cases per run", u16::MAX),
             });
         }
+        let gauntlet = resolve_gauntlet(&config.gauntlet, &agents)?;
         if let Some(s) = &config.sprt {
             if config.agents.len() != 2 {
                 return Err(ConfigError::Sprt("an SPRT needs exactly two agents".into()));
@@ -245,6 +254,7 @@ impl Plan {
             agents,
             sprt: config.sprt,
             limits: resolve_limits(config.limits.clone().unwrap_or_default())?,
+            gauntlet,
         })
     }
 
@@ -269,6 +279,11 @@ impl Plan {
             out: None,
             sprt: self.sprt,
             limits: Some(self.limits.clone()),
+            gauntlet: self
+                .gauntlet
+                .iter()
+                .map(|&i| self.agents[i].name.clone())
+                .collect(),
         }
     }
 
@@ -299,13 +314,57 @@ impl Plan {
         }
     }
 
-    /// Agent pairings: every `(i, j)` with `i < j`, in order.
+    /// Agent pairings. A round robin: every `(i, j)` with `i < j`, in order. A gauntlet:
+    /// each gauntlet agent `g` (as agent A) against every other agent, in order, a pairing
+    /// of two gauntlet agents listed once.
     pub fn matchups(&self) -> Vec<(usize, usize)> {
         let n = self.agents.len();
-        (0..n)
-            .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
-            .collect()
+        if self.gauntlet.is_empty() {
+            return (0..n)
+                .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
+                .collect();
+        }
+        let mut out = Vec::new();
+        for &g in &self.gauntlet {
+            for j in 0..n {
+                if j != g && !(self.gauntlet.contains(&j) && j < g) {
+                    out.push((g, j));
+                }
+            }
+        }
+        out
     }
+
+    /// Whether this is a gauntlet (else a round robin, or a two-agent match).
+    pub fn is_gauntlet(&self) -> bool {
+        !self.gauntlet.is_empty()
+    }
+}
+
+/// The gauntlet's agent indices (ascending) from their names; every name must be an
+/// agent's, once, and at least one agent must stay outside the gauntlet.
+fn resolve_gauntlet(names: &[String], agents: &[PlanAgent]) -> Result<Vec<usize>, ConfigError> {
+    let mut indices = Vec::with_capacity(names.len());
+    for name in names {
+        let Some(i) = agents.iter().position(|a| a.name == *name) else {
+            let known: Vec<&str> = agents.iter().map(|a| a.name.as_str()).collect();
+            return Err(ConfigError::Gauntlet(format!(
+                "{name:?} is not an agent of this run; the agents are {}",
+                known.join(", ")
+            )));
+        };
+        if indices.contains(&i) {
+            return Err(ConfigError::Gauntlet(format!("{name:?} is named twice")));
+        }
+        indices.push(i);
+    }
+    if !indices.is_empty() && indices.len() == agents.len() {
+        return Err(ConfigError::Gauntlet(
+            "every agent is in the gauntlet; leave at least one out (or drop `gauntlet` for a round robin)".into(),
+        ));
+    }
+    indices.sort_unstable();
+    Ok(indices)
 }
 
 /// FNV-1a, 64 bits (the published offset basis and prime).
@@ -463,6 +522,45 @@ mod tests {
             Plan::resolve(&c),
             Err(ConfigError::DuplicateCase { .. })
         ));
+    }
+
+    #[test]
+    fn a_gauntlet_plays_its_agents_against_the_field_only() {
+        let c = parse(
+            "game = \"quarto\"\nagents = [\"random\", \"greedy\", \"best\", { name = \"mine\", spec = \"learned\" }]\ngauntlet = [\"mine\"]\n",
+        )
+        .unwrap();
+        let plan = Plan::resolve(&c).unwrap();
+        assert_eq!(plan.gauntlet, [3]);
+        assert_eq!(plan.matchups(), [(3, 0), (3, 1), (3, 2)]);
+        assert_eq!(plan.schedule().matchups, 3);
+        // Two gauntlet agents meet once, and each meets the field.
+        let mut two = plan.clone();
+        two.gauntlet = vec![1, 3];
+        assert_eq!(two.matchups(), [(1, 0), (1, 2), (1, 3), (3, 0), (3, 2)]);
+        // Stored and read back as a config, the gauntlet survives and changes the hash.
+        let again = Plan::resolve(&parse(&plan.to_toml()).unwrap()).unwrap();
+        assert_eq!(again, plan);
+        let mut round_robin = plan.clone();
+        round_robin.gauntlet.clear();
+        assert_ne!(round_robin.hash(), plan.hash());
+        assert_eq!(round_robin.matchups().len(), 6);
+    }
+
+    #[test]
+    fn a_gauntlet_names_agents_of_the_run() {
+        for (list, needle) in [
+            ("[\"nobody\"]", "nobody"),
+            ("[\"random\", \"random\"]", "twice"),
+            ("[\"random\", \"greedy\"]", "every agent"),
+        ] {
+            let c = parse(&format!(
+                "game = \"quarto\"\nagents = [\"random\", \"greedy\"]\ngauntlet = {list}\n"
+            ))
+            .unwrap();
+            let msg = Plan::resolve(&c).unwrap_err().to_string();
+            assert!(msg.contains("gauntlet") && msg.contains(needle), "{msg}");
+        }
     }
 
     #[test]

@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use crate::config::Plan;
 use crate::engine::{self, Execution, Observer, RunEnd, Shard, SprtMonitor, StartupGuard};
 use crate::external::{ExecAgent, ExternalRuntime};
-use crate::report::{ConsoleTable, Exporter, Forfeits, Progress, RunFacts, Tally, export};
+use crate::report::{ConsoleTable, Exporter, Forfeits, Progress, RunFacts, Tally, export, html};
 use crate::rundir::results::{ResultsWriter, Torn, read_rows};
 use crate::rundir::{RunDir, write_atomic};
 
@@ -211,7 +211,38 @@ pub fn write_summaries(run: &RunDir, tally: &Tally, stopped_early: bool) -> Resu
             write_atomic(&run.dir.join(name), &exporter.export(&report, &facts)?)?;
         }
     }
+    write_atomic(
+        &run.dir.join("report.html"),
+        &html::page(&run.plan, &report, &facts)?,
+    )?;
     ConsoleTable.export(&report, &facts)
+}
+
+/// `arena report DIR`: writes `report.html` again from the games on disk (the other
+/// summaries are left as they are); returns its path.
+pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
+    let run = RunDir::open(dir)?;
+    let mut tally = Tally::new(&run.plan)?;
+    let games_csv = run.games_csv();
+    if games_csv.exists() {
+        read_rows(&games_csv, &run.plan, run.shard(), Torn::Refuse, &mut |r| {
+            tally.record(&r)
+        })?;
+    }
+    // Whether the SPRT cut the run is stated in summary.json; games alone cannot tell.
+    let stopped_early = std::fs::read_to_string(run.dir.join("summary.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+        .and_then(|v| v.get("stopped_early")?.as_bool())
+        .unwrap_or(false);
+    let facts = RunFacts {
+        game: run.plan.game.clone(),
+        seed: run.plan.seed,
+        stopped_early,
+    };
+    let path = run.dir.join("report.html");
+    write_atomic(&path, &html::page(&run.plan, &tally.report(), &facts)?)?;
+    Ok(path)
 }
 
 /// The runtime for the plan's `exec:` agents, if it has any, knowing how many games each

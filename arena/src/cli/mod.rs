@@ -7,7 +7,7 @@ mod tools;
 use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
 
-pub use run::{MatchArgs, MergeArgs, ReplayArgs, RunArgs, ShardArgs};
+pub use run::{MatchArgs, MergeArgs, ReplayArgs, ReportArgs, RunArgs, ShardArgs};
 pub use tools::{BookArgs, PerftArgs, ServeArgs, SolveArgs};
 
 #[derive(Parser, Debug)]
@@ -31,6 +31,8 @@ pub enum Command {
     Merge(MergeArgs),
     /// Print one game of a run, move by move, replayed from the seed.
     Replay(ReplayArgs),
+    /// Write the run's report.html again (charts, standings, a game viewer) from its games.
+    Report(ReportArgs),
     /// Count move sequences of exactly DEPTH plies from the empty board (Quarto).
     Perft(PerftArgs),
     /// Run a built-in agent as an external program over the line protocol (stdin/stdout).
@@ -58,6 +60,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Match(args) => run::run_match(args),
         Command::Merge(args) => run::merge(args),
         Command::Replay(args) => run::replay(args),
+        Command::Report(args) => run::report(args),
         Command::Perft(args) => tools::perft(args),
         Command::Serve(args) => tools::serve(args),
         Command::Train(args) => crate::train::run(args),

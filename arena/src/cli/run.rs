@@ -112,6 +112,10 @@ pub struct MatchArgs {
     /// holding the same match (and shard) is resumed, so retries are safe.
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// A gauntlet: agent NAME plays every other agent, and the others do not play among
+    /// themselves. Repeat for several.
+    #[arg(long = "gauntlet", value_name = "NAME")]
+    pub gauntlet: Vec<String>,
     #[command(flatten)]
     pub shard: ShardArgs,
     #[command(flatten)]
@@ -232,6 +236,7 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
         out: None,
         sprt: None,
         limits: None,
+        gauntlet: args.gauntlet,
     };
     let plan = Plan::resolve(&config)?;
     let exec = execution(&args.exec, None)?;
@@ -273,4 +278,20 @@ pub fn merge(args: MergeArgs) -> Result<()> {
 
 pub fn replay(args: ReplayArgs) -> Result<()> {
     emit(&tournament::replay(&args.dir, args.game)?)
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ReportArgs {
+    /// A run directory.
+    pub dir: PathBuf,
+}
+
+pub fn report(args: ReportArgs) -> Result<()> {
+    let began = std::time::Instant::now();
+    let path = tournament::report(&args.dir)?;
+    emit(&format!(
+        "wrote {} in {:.2} s\n",
+        path.display(),
+        began.elapsed().as_secs_f64()
+    ))
 }

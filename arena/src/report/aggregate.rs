@@ -3,10 +3,14 @@
 
 use anyhow::Result;
 
-use super::summary::{CellReport, MatchupReport, Report, SprtReport};
+use super::summary::{
+    AgentOutcomes, CellReport, FieldReport, ForfeitNote, GameNote, MatchupReport, Report,
+    SprtReport, Standing,
+};
 use crate::config::Plan;
 use crate::engine::{Flow, Observer};
 use crate::record::{Record, Side, Termination};
+use crate::stats::bradley_terry::{self, Encounter};
 use crate::stats::{Pentanomial, Sprt, SprtDecision, Wdl};
 
 /// Running counts for one cell (a matchup, over one case or over all).
@@ -45,6 +49,11 @@ impl Cell {
 
 /// Everything the reports need, built record by record in game order.
 pub struct Tally {
+    /// Plan indices of each matchup's agents.
+    pairings: Vec<(usize, usize)>,
+    agents: Vec<String>,
+    gauntlet: bool,
+    seed: u64,
     names: Vec<(String, String)>,
     cases: Vec<String>,
     /// Records seen.
@@ -53,7 +62,16 @@ pub struct Tally {
     cells: Vec<Vec<Cell>>,
     overall: Vec<Cell>,
     sprt: Option<Sprt>,
+    /// Per agent: how its games ended, and its forfeits.
+    outcomes: Vec<AgentOutcomes>,
+    /// The first [`GAMES_LISTED`] games, for the report's game list.
+    notes: Vec<GameNote>,
 }
+
+/// Games listed one by one in `report.html`; later ones are only counted.
+pub const GAMES_LISTED: usize = 5_000;
+/// Forfeits whose reason is kept, per agent.
+pub const FORFEITS_KEPT: usize = 5;
 
 impl Tally {
     pub fn new(plan: &Plan) -> Result<Tally> {
@@ -67,12 +85,25 @@ impl Tally {
             None => None,
         };
         Ok(Tally {
+            pairings: plan.matchups(),
+            agents: plan.agents.iter().map(|a| a.name.clone()).collect(),
+            gauntlet: plan.is_gauntlet(),
+            seed: plan.seed,
             cells: vec![vec![Cell::default(); plan.cases.len()]; names.len()],
             overall: vec![Cell::default(); names.len()],
             names,
             cases: plan.cases.clone(),
             games: 0,
             sprt,
+            outcomes: plan
+                .agents
+                .iter()
+                .map(|a| AgentOutcomes {
+                    name: a.name.clone(),
+                    ..AgentOutcomes::default()
+                })
+                .collect(),
+            notes: Vec::new(),
         })
     }
 
@@ -84,6 +115,32 @@ impl Tally {
         self.cells[m][c].add(record)?;
         self.overall[m].add(record)?;
         self.games += 1;
+        let kind = record.termination as usize;
+        let (a, b) = self.pairings[m];
+        self.outcomes[a].ended[kind] += 1;
+        self.outcomes[b].ended[kind] += 1;
+        if let Some(side) = record.outcome.forfeit {
+            let who = &mut self.outcomes[if side == Side::A { a } else { b }];
+            who.forfeited += 1;
+            if who.first_forfeits.len() < FORFEITS_KEPT {
+                who.first_forfeits.push(ForfeitNote {
+                    game: record.key.index,
+                    kind: record.termination,
+                    reason: record.reason.clone(),
+                });
+            }
+        }
+        if self.notes.len() < GAMES_LISTED {
+            self.notes.push(GameNote {
+                index: record.key.index,
+                matchup: record.key.matchup,
+                case: record.key.case,
+                score_a: record.outcome.score_a.as_f64(),
+                termination: record.termination,
+                forfeit: record.outcome.forfeit,
+                plies: record.plies,
+            });
+        }
         Ok(())
     }
 
@@ -139,6 +196,8 @@ impl Tally {
                     });
                 cases.shrink_to_fit();
                 MatchupReport {
+                    a: self.pairings[m].0,
+                    b: self.pairings[m].1,
                     agent_a: a.clone(),
                     agent_b: b.clone(),
                     overall,
@@ -147,7 +206,62 @@ impl Tally {
                 }
             })
             .collect();
-        Report { matchups }
+        Report {
+            matchups,
+            field: (self.agents.len() > 2).then(|| self.field()),
+            cases: self.cases.clone(),
+            agents: self.outcomes.clone(),
+            games: self.notes.clone(),
+            games_total: self.games,
+        }
+    }
+
+    /// Standings from one Bradley–Terry fit over every pairing's games, intervals from
+    /// the bootstrap over pairs seeded with the run seed. Read from the per-pairing
+    /// counts, so the order the games came in does not matter.
+    fn field(&self) -> FieldReport {
+        let encounters: Vec<Encounter> = self
+            .pairings
+            .iter()
+            .zip(&self.overall)
+            .map(|(&(a, b), cell)| Encounter {
+                a,
+                b,
+                games: cell.wdl,
+                pairs: cell.pairs,
+            })
+            .collect();
+        let ratings = bradley_terry::rate(self.agents.len(), &encounters, self.seed);
+        let mut standings: Vec<Standing> = ratings
+            .iter()
+            .enumerate()
+            .map(|(agent, r)| {
+                let mut wdl = Wdl::default();
+                for e in encounters.iter() {
+                    if e.a == agent {
+                        wdl += e.games;
+                    } else if e.b == agent {
+                        wdl += Wdl::new(e.games.losses, e.games.draws, e.games.wins);
+                    }
+                }
+                Standing {
+                    agent,
+                    name: self.agents[agent].clone(),
+                    games: wdl.games(),
+                    points: wdl.points(),
+                    score: super::summary::round(100.0 * wdl.score(), 2),
+                    elo: super::summary::round(r.elo, 1),
+                    elo_low: super::summary::round(r.low, 1),
+                    elo_high: super::summary::round(r.high, 1),
+                }
+            })
+            .collect();
+        standings.sort_by(|x, y| y.elo.total_cmp(&x.elo).then(x.agent.cmp(&y.agent)));
+        FieldReport {
+            agents: self.agents.clone(),
+            gauntlet: self.gauntlet,
+            standings,
+        }
     }
 }
 

@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use anyhow::Result;
 use serde::Serialize;
 
-use super::summary::{MatchupReport, Report};
+use super::summary::{CellReport, FieldReport, MatchupReport, Report};
 
 /// Facts about a run that a report states beside its numbers.
 #[derive(Clone, Debug)]
@@ -74,8 +74,15 @@ impl Exporter for JsonSummary {
     }
 }
 
-/// The console table: per case and overall, `*` where the interval excludes 50.
+/// The console: for two agents, per case and overall; for a field (round robin or
+/// gauntlet), one row per pairing, the cross table and the Bradley–Terry standings (the
+/// per-case rows are in `summary.csv` and `report.html`). `*` marks a row whose pair-based
+/// interval excludes an even score.
 pub struct ConsoleTable;
+
+/// The legend under every console table.
+pub const STAR_LEGEND: &str =
+    "  * the 95% interval from the game pairs (pentanomial, as Elo and LOS) excludes 50 per 100\n";
 
 impl Exporter for ConsoleTable {
     fn file_name(&self) -> Option<&'static str> {
@@ -84,61 +91,180 @@ impl Exporter for ConsoleTable {
 
     fn export(&self, report: &Report, _facts: &RunFacts) -> Result<String> {
         let mut out = String::new();
-        for m in &report.matchups {
-            let o = &m.overall;
-            let _ = writeln!(out, "{} vs {}", m.agent_a, m.agent_b);
-            let _ = writeln!(
-                out,
-                "  {:<10} {:>6} {:>16} {:>9}   {:<16}",
-                "case", "games", "W-D-L", "score", "95% CI"
-            );
-            for c in m.cases.iter().chain(std::iter::once(o)) {
-                let wdl = format!("{}-{}-{}", c.wins, c.draws, c.losses);
-                let _ = writeln!(
-                    out,
-                    "  {:<10} {:>6} {:>16} {:>9.1}   [{:>5.1}, {:>5.1}] {}",
-                    c.case,
-                    c.games,
-                    wdl,
-                    c.score,
-                    c.ci_low,
-                    c.ci_high,
-                    if c.significant() { "*" } else { "" }
-                );
+        match &report.field {
+            None => {
+                for m in &report.matchups {
+                    matchup_table(&mut out, m);
+                }
             }
-            let _ = writeln!(
-                out,
-                "  total {} of {} ({:.1} per 100)   pairs [{} {} {} {} {}]   Elo {:+.1} [{:+.1}, {:+.1}]   LOS {:.1}%",
-                o.points,
-                o.games,
-                o.score,
-                o.ptnml_0,
-                o.ptnml_1,
-                o.ptnml_2,
-                o.ptnml_3,
-                o.ptnml_4,
-                o.elo,
-                o.elo_low,
-                o.elo_high,
-                100.0 * o.los
-            );
-            if o.forfeits_a + o.forfeits_b > 0 {
-                let _ = writeln!(
-                    out,
-                    "  forfeits: {} by {}, {} by {}",
-                    o.forfeits_a, m.agent_a, o.forfeits_b, m.agent_b
-                );
+            Some(field) => {
+                pairing_table(&mut out, report);
+                cross_table(&mut out, report, field);
+                standings_table(&mut out, field);
             }
-            if let Some(s) = &m.sprt {
-                let _ = writeln!(
-                    out,
-                    "  SPRT [{}, {}] LLR {:.2} ({:.2}, {:.2}): {}",
-                    s.elo0, s.elo1, s.llr, s.lower, s.upper, s.decision
-                );
-            }
-            out.push('\n');
         }
-        out.push_str("  * the 95% interval excludes 50 per 100\n");
+        out.push_str(STAR_LEGEND);
         Ok(out)
     }
+}
+
+/// One console row: games, W-D-L, score, the pair-based interval and the star.
+fn row(out: &mut String, label: &str, width: usize, c: &CellReport) {
+    let (low, high) = c.pair_interval();
+    let wdl = format!("{}-{}-{}", c.wins, c.draws, c.losses);
+    let _ = writeln!(
+        out,
+        "  {label:<width$} {:>6} {:>16} {:>9.1}   [{low:>5.1}, {high:>5.1}]{}",
+        c.games,
+        wdl,
+        c.score,
+        if c.significant() { " *" } else { "" }
+    );
+}
+
+fn header(out: &mut String, first: &str, width: usize) {
+    let _ = writeln!(
+        out,
+        "  {first:<width$} {:>6} {:>16} {:>9}   95% CI (pairs)",
+        "games", "W-D-L", "score"
+    );
+}
+
+fn matchup_table(out: &mut String, m: &MatchupReport) {
+    let o = &m.overall;
+    let _ = writeln!(out, "{} vs {}", m.agent_a, m.agent_b);
+    header(out, "case", 10);
+    for c in m.cases.iter().chain(std::iter::once(o)) {
+        row(out, &c.case, 10, c);
+    }
+    let _ = writeln!(
+        out,
+        "  total {} of {} ({:.1} per 100)   pairs [{} {} {} {} {}]   Elo {:+.1} [{:+.1}, {:+.1}]   LOS {:.1}%",
+        o.points,
+        o.games,
+        o.score,
+        o.ptnml_0,
+        o.ptnml_1,
+        o.ptnml_2,
+        o.ptnml_3,
+        o.ptnml_4,
+        o.elo,
+        o.elo_low,
+        o.elo_high,
+        100.0 * o.los
+    );
+    if o.forfeits_a + o.forfeits_b > 0 {
+        let _ = writeln!(
+            out,
+            "  forfeits: {} by {}, {} by {}",
+            o.forfeits_a, m.agent_a, o.forfeits_b, m.agent_b
+        );
+    }
+    if let Some(s) = &m.sprt {
+        let _ = writeln!(
+            out,
+            "  SPRT [{}, {}] LLR {:.2} ({:.2}, {:.2}): {}",
+            s.elo0, s.elo1, s.llr, s.lower, s.upper, s.decision
+        );
+    }
+    out.push('\n');
+}
+
+/// One overall row per pairing, with its pair Elo and LOS.
+fn pairing_table(out: &mut String, report: &Report) {
+    let labels: Vec<String> = report
+        .matchups
+        .iter()
+        .map(|m| format!("{} vs {}", m.agent_a, m.agent_b))
+        .collect();
+    let width = labels.iter().map(String::len).max().unwrap_or(0).max(7);
+    let _ = writeln!(out, "pairings (all cases)");
+    header(out, "pairing", width);
+    for (m, label) in report.matchups.iter().zip(&labels) {
+        let o = &m.overall;
+        row(out, label, width, o);
+        let forfeits = if o.forfeits_a + o.forfeits_b > 0 {
+            format!("   forfeits {}/{}", o.forfeits_a, o.forfeits_b)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(
+            out,
+            "  {:width$} Elo {:+.1} [{:+.1}, {:+.1}]   LOS {:.1}%{forfeits}",
+            "",
+            o.elo,
+            o.elo_low,
+            o.elo_high,
+            100.0 * o.los
+        );
+    }
+    out.push('\n');
+}
+
+/// Score per 100 of the row agent against the column agent; `.` where they did not meet.
+fn cross_table(out: &mut String, report: &Report, field: &FieldReport) {
+    let order: Vec<usize> = field.standings.iter().map(|s| s.agent).collect();
+    let rank_width = order.len().to_string().len() + 1;
+    let width = field.agents.iter().map(String::len).max().unwrap_or(0) + rank_width;
+    let _ = writeln!(
+        out,
+        "cross table (score per 100 of the row against the column{})",
+        if field.gauntlet { "; a gauntlet" } else { "" }
+    );
+    let _ = write!(out, "  {:<width$} ", "");
+    for k in 1..=order.len() {
+        let _ = write!(out, " {k:>6}");
+    }
+    out.push('\n');
+    for (rank, &r) in order.iter().enumerate() {
+        let _ = write!(
+            out,
+            "  {:<width$} ",
+            format!("{} {}", rank + 1, field.agents[r])
+        );
+        for &c in &order {
+            let cell = if r == c {
+                "-".to_owned()
+            } else {
+                FieldReport::cell(report, r, c).map_or(".".to_owned(), |x| format!("{:.1}", x.3))
+            };
+            let _ = write!(out, " {cell:>6}");
+        }
+        out.push('\n');
+    }
+    out.push('\n');
+}
+
+fn standings_table(out: &mut String, field: &FieldReport) {
+    let width = field
+        .agents
+        .iter()
+        .map(String::len)
+        .max()
+        .unwrap_or(0)
+        .max(5);
+    let _ = writeln!(
+        out,
+        "standings (one Bradley-Terry fit over all games, draws as half points; 95% bootstrap over pairs)"
+    );
+    let _ = writeln!(
+        out,
+        "  {:>4} {:<width$} {:>7} {:>9} {:>7} {:>8}   95% interval",
+        "rank", "agent", "games", "points", "score", "Elo"
+    );
+    for (rank, s) in field.standings.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "  {:>4} {:<width$} {:>7} {:>9} {:>7.1} {:>+8.1}   [{:+.1}, {:+.1}]",
+            rank + 1,
+            s.name,
+            s.games,
+            s.points,
+            s.score,
+            s.elo,
+            s.elo_low,
+            s.elo_high
+        );
+    }
+    out.push('\n');
 }

@@ -1,5 +1,6 @@
 //! Progress bars (an observer): one overall, one per case, with ETA and agent A's running
-//! score. Hidden when stderr is not a terminal or with `--progress never`.
+//! score, when stderr is a terminal. Otherwise (a log file, CI) a plain line on stderr
+//! every few seconds instead of silence. Nothing with `--progress never`.
 
 use std::io::IsTerminal;
 
@@ -10,8 +11,13 @@ use crate::config::Plan;
 use crate::engine::{Flow, Observer};
 use crate::record::Record;
 
+/// Seconds between two plain progress lines.
+const PLAIN_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
+
 pub struct Progress {
     visible: bool,
+    /// Plain lines instead of bars (stderr is not a terminal); `None` when hidden.
+    plain: Option<Plain>,
     /// Messages are redrawn at most every 100 ms: formatting them per game would cost
     /// more than a fast game.
     last_message: std::time::Instant,
@@ -27,6 +33,13 @@ impl Progress {
     /// `total` games in this run or shard, `done` of them already played.
     pub fn new(enabled: bool, plan: &Plan, total: u64, done: u64) -> Progress {
         let visible = enabled && std::io::stderr().is_terminal();
+        let plain = (enabled && !visible).then(|| Plain {
+            began: std::time::Instant::now(),
+            last: std::time::Instant::now(),
+            total,
+            done,
+            at_start: done,
+        });
         let multi = MultiProgress::with_draw_target(if visible {
             ProgressDrawTarget::stderr()
         } else {
@@ -56,6 +69,7 @@ impl Progress {
             .collect();
         Progress {
             visible,
+            plain,
             last_message: std::time::Instant::now(),
             overall,
             cases,
@@ -82,6 +96,9 @@ impl Progress {
 impl Observer for Progress {
     fn record(&mut self, record: &Record) -> Result<Flow> {
         if !self.visible {
+            if let Some(plain) = &mut self.plain {
+                plain.record();
+            }
             return Ok(Flow::Continue);
         }
         let score = record.outcome.score_a.as_f64();
@@ -109,5 +126,42 @@ impl Observer for Progress {
             }
         }
         Ok(Flow::Continue)
+    }
+}
+
+/// The plain progress line's state.
+struct Plain {
+    began: std::time::Instant,
+    last: std::time::Instant,
+    total: u64,
+    done: u64,
+    /// Games on disk when this process started (not counted in the rate).
+    at_start: u64,
+}
+
+impl Plain {
+    fn record(&mut self) {
+        self.done += 1;
+        // The clock is read every 16 games: cheap next to the fastest games, often
+        // enough for the slowest.
+        if !self.done.is_multiple_of(16) || self.last.elapsed() < PLAIN_EVERY {
+            return;
+        }
+        self.last = std::time::Instant::now();
+        eprintln!("{}", self.line());
+    }
+
+    fn line(&self) -> String {
+        let elapsed = self.began.elapsed().as_secs_f64();
+        let rate = (self.done - self.at_start) as f64 / elapsed.max(1e-9);
+        let left = self.total.saturating_sub(self.done) as f64 / rate.max(1e-9);
+        format!(
+            "arena: {} of {} games ({:.1}%), {:.0} games/s, about {:.0} s left",
+            self.done,
+            self.total,
+            100.0 * self.done as f64 / self.total.max(1) as f64,
+            rate,
+            left
+        )
     }
 }

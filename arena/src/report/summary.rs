@@ -3,7 +3,8 @@
 use serde::Serialize;
 
 use super::aggregate::Cell;
-use crate::stats::{EloEstimate, Wilson, Z_95};
+use crate::record::{Side, Termination};
+use crate::stats::{EloEstimate, Wilson, Z_95, score_from_elo};
 
 /// One row of `summary.csv`: agent A's results against agent B in one case or `all`.
 #[derive(Clone, Debug, Serialize)]
@@ -68,14 +69,23 @@ impl CellReport {
         }
     }
 
-    /// Whether the 95% interval excludes an even score.
+    /// Whether the pair-based (pentanomial) 95% Elo interval excludes 0: the same
+    /// statistics as the LOS, so a row marked equal never has an LOS past 97.5%.
     pub fn significant(&self) -> bool {
-        self.games > 0 && (self.ci_low > 50.0 || self.ci_high < 50.0)
+        self.games > 0 && (self.elo_low > 0.0 || self.elo_high < 0.0)
+    }
+
+    /// The pair-based 95% interval as a score per 100 (the Elo interval mapped back).
+    pub fn pair_interval(&self) -> (f64, f64) {
+        (
+            100.0 * score_from_elo(self.elo_low),
+            100.0 * score_from_elo(self.elo_high),
+        )
     }
 }
 
 /// Rounded for stable, readable reports (the raw counts are in the same row).
-fn round(x: f64, digits: i32) -> f64 {
+pub(super) fn round(x: f64, digits: i32) -> f64 {
     let f = 10f64.powi(digits);
     (x * f).round() / f
 }
@@ -95,6 +105,11 @@ pub struct SprtReport {
 
 #[derive(Clone, Debug, Serialize)]
 pub struct MatchupReport {
+    /// Plan indices of agents A and B.
+    #[serde(skip)]
+    pub a: usize,
+    #[serde(skip)]
+    pub b: usize,
     pub agent_a: String,
     pub agent_b: String,
     pub overall: CellReport,
@@ -102,7 +117,118 @@ pub struct MatchupReport {
     pub sprt: Option<SprtReport>,
 }
 
+/// One agent of a field (round robin or gauntlet) in the standings.
+#[derive(Clone, Debug, Serialize)]
+pub struct Standing {
+    /// The agent's index in the plan (its row and column in the cross table).
+    pub agent: usize,
+    pub name: String,
+    pub games: u64,
+    pub points: f64,
+    /// Points per 100 games.
+    pub score: f64,
+    /// Bradley–Terry Elo over the whole field (mean 0), with its bootstrap 95% interval.
+    pub elo: f64,
+    pub elo_low: f64,
+    pub elo_high: f64,
+}
+
+/// A field of more than two agents: standings from one Bradley–Terry fit, best first.
+#[derive(Clone, Debug, Serialize)]
+pub struct FieldReport {
+    /// Agent names in plan order.
+    pub agents: Vec<String>,
+    pub gauntlet: bool,
+    pub standings: Vec<Standing>,
+}
+
+impl FieldReport {
+    /// The overall row of the pairing of agents `row` and `col` (plan indices), from
+    /// `row`'s point of view: (wins, draws, losses, score per 100).
+    pub fn cell(report: &Report, row: usize, col: usize) -> Option<(u64, u64, u64, f64)> {
+        report.matchups.iter().find_map(|m| {
+            let o = &m.overall;
+            if (m.a, m.b) == (row, col) {
+                Some((o.wins, o.draws, o.losses, o.score))
+            } else if (m.a, m.b) == (col, row) {
+                Some((o.losses, o.draws, o.wins, round(100.0 - o.score, 2)))
+            } else {
+                None
+            }
+        })
+    }
+}
+
+/// How one agent's games ended, and the forfeits it caused.
+#[derive(Clone, Debug, Default)]
+pub struct AgentOutcomes {
+    pub name: String,
+    /// Its games by termination, in `Termination::ALL` order.
+    pub ended: [u64; 10],
+    /// Games it forfeited.
+    pub forfeited: u64,
+    /// Its first few forfeits.
+    pub first_forfeits: Vec<ForfeitNote>,
+}
+
+#[derive(Clone, Debug)]
+pub struct ForfeitNote {
+    pub game: u64,
+    pub kind: Termination,
+    pub reason: String,
+}
+
+/// One game in the report's list.
+#[derive(Clone, Copy, Debug)]
+pub struct GameNote {
+    pub index: u64,
+    pub matchup: u16,
+    pub case: u16,
+    pub score_a: f64,
+    pub termination: Termination,
+    pub forfeit: Option<Side>,
+    pub plies: u32,
+}
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
     pub matchups: Vec<MatchupReport>,
+    /// With more than two agents.
+    pub field: Option<FieldReport>,
+    /// The plan's cases, in order.
+    #[serde(skip)]
+    pub cases: Vec<String>,
+    /// Per agent, in plan order.
+    #[serde(skip)]
+    pub agents: Vec<AgentOutcomes>,
+    /// The first games (up to `aggregate::GAMES_LISTED`), in game order.
+    #[serde(skip)]
+    pub games: Vec<GameNote>,
+    pub games_total: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stats::{Pentanomial, Wdl};
+
+    #[test]
+    fn the_star_follows_the_pairs_where_games_alone_see_no_difference() {
+        // 80 pairs won and lost, 20 won and drawn: 55 per 100. Over 200 single games the
+        // Wilson interval holds 50; over the pairs, whose luck cancels, it does not.
+        let mut cell = Cell::default();
+        cell.wdl = Wdl::new(100, 20, 80);
+        cell.pairs = Pentanomial([0, 0, 80, 20, 0]);
+        let row = CellReport::new("a", "b", "all", &cell);
+        assert!(row.ci_low < 50.0 && row.ci_high > 50.0, "{row:?}");
+        assert!(row.los > 0.99, "{row:?}");
+        assert!(row.significant());
+        let (low, high) = row.pair_interval();
+        assert!(low > 50.0 && high < 60.0 && low < row.score && row.score < high);
+        // An even pair record is not marked.
+        let mut even = Cell::default();
+        even.wdl = Wdl::new(50, 0, 50);
+        even.pairs = Pentanomial([10, 0, 30, 0, 10]);
+        assert!(!CellReport::new("a", "b", "all", &even).significant());
+    }
 }

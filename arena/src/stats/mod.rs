@@ -40,6 +40,7 @@
 //! assert_eq!(sprt.decision(llr), Some(SprtDecision::AcceptH1));
 //! ```
 
+pub mod bradley_terry;
 mod elo;
 mod pentanomial;
 mod sprt;

@@ -1,0 +1,439 @@
+//! Integration tests of the reports of a whole field: gauntlet mode, the console's
+//! standings and cross table, and `report.html` (opened in headless Chromium).
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use tempfile::TempDir;
+
+fn arena() -> assert_cmd::Command {
+    cargo_bin_cmd!("arena")
+}
+
+fn read(path: &Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("reading {}: {e}", path.display()))
+}
+
+/// Runs `arena` with `args`, asserting success; returns stdout.
+fn ok(args: &[&str]) -> String {
+    let out = arena().args(args).assert().success().get_output().clone();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The (agent_a, agent_b) pairings in a games.csv.
+fn pairings(games_csv: &Path) -> BTreeSet<(String, String)> {
+    let mut reader = csv::Reader::from_path(games_csv).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
+    let (a, b) = (col("agent_a"), col("agent_b"));
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (r[a].to_owned(), r[b].to_owned())
+        })
+        .collect()
+}
+
+/// A small Quarto field as `arena match` arguments, written to `out`.
+fn quarto_field<'a>(out: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "match",
+        "--game",
+        "quarto",
+        "--agent",
+        "random",
+        "--agent",
+        "greedy",
+        "--agent",
+        "mine=greedy",
+        "--agent",
+        "rnd2=random",
+        "--cases",
+        "lines:4 squares:4",
+        "--games-per-case",
+        "4",
+        "--progress",
+        "never",
+        "--out",
+        out,
+    ];
+    args.extend_from_slice(extra);
+    args
+}
+
+/// `greedy` against `random`: a quick two-agent run into `out`.
+fn greedy_vs_random(game: &str, cases: &str, games_per_case: &str, out: &Path) {
+    ok(&[
+        "match",
+        "--game",
+        game,
+        "--agent",
+        "greedy",
+        "--agent",
+        "random",
+        "--cases",
+        cases,
+        "--games-per-case",
+        games_per_case,
+        "--progress",
+        "never",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+}
+
+#[test]
+fn a_gauntlet_plays_the_named_agent_against_the_field_only() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("g");
+    let console = ok(&quarto_field(
+        out.to_str().unwrap(),
+        &["--gauntlet", "mine", "--concurrency", "2"],
+    ));
+    // The page, standings and bootstrap included, is the same at any concurrency.
+    let serial = dir.path().join("serial");
+    ok(&quarto_field(
+        serial.to_str().unwrap(),
+        &["--gauntlet", "mine", "--concurrency", "1"],
+    ));
+    assert_eq!(
+        read(&out.join("report.html")),
+        read(&serial.join("report.html"))
+    );
+    for part in [
+        "pairings (all cases)",
+        "cross table",
+        "a gauntlet",
+        "standings",
+        "Bradley-Terry",
+        "* the 95% interval from the game pairs",
+    ] {
+        assert!(console.contains(part), "{part}: {console}");
+    }
+    let seen = pairings(&out.join("games.csv"));
+    let expected: BTreeSet<(String, String)> = ["random", "greedy", "rnd2"]
+        .iter()
+        .map(|o| ("mine".to_owned(), (*o).to_owned()))
+        .collect();
+    assert_eq!(seen, expected);
+    // 3 pairings x 2 cases x 4 games.
+    let rows = read(&out.join("games.csv")).lines().count() - 1;
+    assert_eq!(rows, 24);
+    assert!(read(&out.join("config.toml")).contains("gauntlet = [\"mine\"]"));
+    // The round robin of the same field plays all six pairings.
+    let rr = dir.path().join("rr");
+    ok(&quarto_field(rr.to_str().unwrap(), &[]));
+    assert_eq!(pairings(&rr.join("games.csv")).len(), 6);
+}
+
+#[test]
+fn a_gauntlet_of_an_unknown_agent_is_refused() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("g");
+    let assert = arena()
+        .args(quarto_field(
+            out.to_str().unwrap(),
+            &["--gauntlet", "nobody"],
+        ))
+        .assert()
+        .code(2);
+    let err = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("gauntlet") && err.contains("nobody"), "{err}");
+}
+
+/// Headless Chromium, if installed.
+fn chromium() -> Option<std::path::PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
+        .find(|p| p.is_file())
+}
+
+/// The page after its script ran (`--dump-dom`), and the browser's console lines.
+fn open_in_chromium(browser: &Path, page: &Path) -> (String, Vec<String>) {
+    let profile = TempDir::new().unwrap();
+    let out = std::process::Command::new(browser)
+        .args([
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--no-first-run",
+            "--enable-logging=stderr",
+            "--v=0",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("--dump-dom")
+        .arg(format!("file://{}", page.canonicalize().unwrap().display()))
+        .output()
+        .expect("chromium runs");
+    assert!(out.status.success(), "chromium failed: {out:?}");
+    let console = String::from_utf8_lossy(&out.stderr)
+        .lines()
+        .filter(|l| l.contains("CONSOLE"))
+        .map(str::to_owned)
+        .collect();
+    (String::from_utf8(out.stdout).unwrap(), console)
+}
+
+/// Chromium, or `None` with a loud message when it is absent outside CI (under CI,
+/// `CI` set, its absence fails the test).
+fn browser_or_skip(test: &str) -> Option<std::path::PathBuf> {
+    let found = chromium();
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI is set but chromium is not installed (.ci/run installs it)"
+        );
+        eprintln!(
+            "\n!!! {test}: SKIPPED: chromium is not installed (apt-get install chromium); report.html was NOT checked in a browser !!!\n"
+        );
+    }
+    found
+}
+
+/// Every element of the page whose opening tag holds `marker`, as its attributes.
+fn elements(dom: &str, marker: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut out = Vec::new();
+    let mut rest = dom;
+    while let Some(at) = rest.find(marker) {
+        let start = rest[..at].rfind('<').unwrap();
+        let end = at + rest[at..].find('>').unwrap();
+        let tag = &rest[start..end];
+        let mut attrs = std::collections::BTreeMap::new();
+        let mut t = tag;
+        while let Some(eq) = t.find("=\"") {
+            let name = t[..eq].rsplit([' ', '<']).next().unwrap().to_owned();
+            let close = eq + 2 + t[eq + 2..].find('"').unwrap();
+            let value = t[eq + 2..close]
+                .replace("&quot;", "\"")
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&#39;", "'")
+                .replace("&amp;", "&");
+            attrs.insert(name, value);
+            t = &t[close + 1..];
+        }
+        out.push(attrs);
+        rest = &rest[end..];
+    }
+    out
+}
+
+/// `summary.csv` as rows of (column, value).
+fn summary_rows(dir: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let mut reader = csv::Reader::from_path(dir.join("summary.csv")).unwrap();
+    let headers = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            headers
+                .iter()
+                .zip(r.iter())
+                .map(|(h, v)| (h.to_owned(), v.to_owned()))
+                .collect()
+        })
+        .collect()
+}
+
+/// Equal as numbers when both are numbers, else as text.
+fn same(a: &str, b: &str) -> bool {
+    match (a.parse::<f64>(), b.parse::<f64>()) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => a == b,
+    }
+}
+
+/// The page ran its script without an error, and its tables and charts show the numbers
+/// of `summary.csv`.
+fn check_page(browser: &Path, dir: &Path) -> String {
+    let (dom, console) = open_in_chromium(browser, &dir.join("report.html"));
+    assert!(console.is_empty(), "console messages: {console:#?}");
+    let status = elements(&dom, "id=\"status\"");
+    assert_eq!(
+        status[0].get("data-status").map(String::as_str),
+        Some("ok"),
+        "{}",
+        &dom[dom.find("id=\"status\"").unwrap()..][..300]
+    );
+    let summary = summary_rows(dir);
+    // The summary tables: every row, every column.
+    let rows = elements(&dom, "class=\"srow\"");
+    assert_eq!(rows.len(), summary.len());
+    for (page, csv) in rows.iter().zip(&summary) {
+        for (col, value) in csv {
+            let shown = &page[&format!("data-{col}")];
+            assert!(
+                same(shown, value),
+                "{col}: page {shown}, summary.csv {value}"
+            );
+        }
+    }
+    // The charts: heatmap cells (per case), error bars (per case and all).
+    let key = |r: &std::collections::BTreeMap<String, String>, prefix: &str| {
+        ["case", "games", "score", "ci_low", "ci_high"]
+            .iter()
+            .map(|c| {
+                // summary.csv's `ci_low` is the chart's `data-ci-low`.
+                let name = if prefix.is_empty() {
+                    (*c).to_owned()
+                } else {
+                    format!("{prefix}{}", c.replace('_', "-"))
+                };
+                let v = &r[&name];
+                v.parse::<f64>().map_or(v.clone(), |x| format!("{x}"))
+            })
+            .collect::<Vec<String>>()
+    };
+    let mut from_csv: Vec<Vec<String>> = summary.iter().map(|r| key(r, "")).collect();
+    let mut bars: Vec<Vec<String>> = elements(&dom, "class=\"bar\"")
+        .iter()
+        .map(|r| key(r, "data-"))
+        .collect();
+    from_csv.sort();
+    bars.sort();
+    assert_eq!(bars, from_csv, "error bars");
+    let mut cells: Vec<Vec<String>> = elements(&dom, "class=\"cell\"")
+        .iter()
+        .map(|r| key(r, "data-"))
+        .collect();
+    let mut case_rows: Vec<Vec<String>> = from_csv.into_iter().filter(|k| k[0] != "all").collect();
+    cells.sort();
+    case_rows.sort();
+    assert_eq!(cells, case_rows, "heatmap");
+    // The pentanomial histograms: the `all` rows' pair counts, pairing by pairing.
+    let histogram: Vec<String> = elements(&dom, "class=\"pbar\"")
+        .iter()
+        .map(|r| r["data-count"].clone())
+        .collect();
+    let expected: Vec<String> = summary
+        .iter()
+        .filter(|r| r["case"] == "all")
+        .flat_map(|r| (0..5).map(move |i| r[&format!("ptnml_{i}")].clone()))
+        .collect();
+    assert_eq!(histogram, expected);
+    dom
+}
+
+#[test]
+fn report_html_opens_cleanly_in_chromium_and_shows_summary_csv() {
+    let Some(browser) = browser_or_skip("report_html_opens_cleanly_in_chromium") else {
+        return;
+    };
+    let dir = TempDir::new().unwrap();
+    // A field (round robin) of Quarto, and a two-agent Dominoes match.
+    let field = dir.path().join("field");
+    ok(&quarto_field(field.to_str().unwrap(), &[]));
+    let dom = check_page(&browser, &field);
+    // The cross table holds each pairing's overall score, from both sides.
+    let summary = summary_rows(&field);
+    let crosses = elements(&dom, "class=\"x\"");
+    assert_eq!(crosses.len(), 12);
+    for c in &crosses {
+        let (r, col, score) = (
+            &c["data-row"],
+            &c["data-col"],
+            c["data-score"].parse::<f64>().unwrap(),
+        );
+        let row = summary
+            .iter()
+            .find(|s| {
+                s["case"] == "all"
+                    && ((&s["agent_a"], &s["agent_b"]) == (r, col)
+                        || (&s["agent_a"], &s["agent_b"]) == (col, r))
+            })
+            .unwrap();
+        let a_score: f64 = row["score"].parse().unwrap();
+        let expected = if &row["agent_a"] == r {
+            a_score
+        } else {
+            ((100.0 - a_score) * 100.0).round() / 100.0
+        };
+        assert_eq!(score, expected, "{r} vs {col}");
+    }
+    assert_eq!(elements(&dom, "data-agent=\"").len(), 4, "standings rows");
+    // The viewer holds replayed games and drew a Quarto board.
+    assert!(
+        dom.contains("<option value=\"0\">game 0: case lines:4"),
+        "viewer list"
+    );
+    assert!(dom.contains("class=\"quarto-board\""), "quarto board");
+
+    let duel = dir.path().join("duel");
+    greedy_vs_random("dominoes", "5,4 9,7", "6", &duel);
+    let dom = check_page(&browser, &duel);
+    assert!(dom.contains("line:"), "the dominoes frame shows the line");
+    assert!(dom.contains("class=\"domino-board\""), "dominoes board");
+    assert!(
+        elements(&dom, "data-agent=\"").is_empty(),
+        "no standings for two agents"
+    );
+}
+
+#[test]
+fn a_script_error_in_the_page_is_caught_by_the_check() {
+    let Some(browser) = browser_or_skip("a_script_error_in_the_page_is_caught") else {
+        return;
+    };
+    let dir = TempDir::new().unwrap();
+    let duel = dir.path().join("duel");
+    greedy_vs_random("quarto", "lines:4", "2", &duel);
+    let page = duel.join("report.html");
+    let broken = read(&page).replace("\"replays\":[", "\"replays\":null,\"was\":[");
+    std::fs::write(&page, broken).unwrap();
+    let (dom, _) = open_in_chromium(&browser, &page);
+    let status = &elements(&dom, "id=\"status\"")[0];
+    assert_eq!(status["data-status"], "error", "{status:?}");
+}
+
+#[test]
+fn arena_report_rewrites_the_same_page_and_a_2000_game_page_stays_small() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("d");
+    greedy_vs_random("dominoes", "all", "100", &out);
+    let page = out.join("report.html");
+    let written = read(&page);
+    assert!(written.len() < 2_000_000, "{} bytes", written.len());
+    // Self-contained: nothing to fetch (the only URL is the SVG namespace's name).
+    for fetch in ["src=", "<link", "url(", "@import", "href=\"http"] {
+        assert!(
+            !written.contains(fetch),
+            "the page fetches something: {fetch}"
+        );
+    }
+    std::fs::remove_file(&page).unwrap();
+    let said = ok(&["report", out.to_str().unwrap()]);
+    assert!(said.contains("report.html"), "{said}");
+    assert_eq!(
+        read(&page),
+        written,
+        "arena report writes the same page as the run"
+    );
+}
+
+#[test]
+fn arena_report_of_a_missing_directory_says_so() {
+    let assert = arena()
+        .args(["report", "/nonexistent/run"])
+        .assert()
+        .code(2);
+    let err = String::from_utf8(assert.get_output().stderr.clone()).unwrap();
+    assert!(err.contains("/nonexistent/run"), "{err}");
+}
+
+/// Heavy (a million games, 60 MB of games.csv): `cargo test --release -p arena --test
+/// report -- --ignored`.
+#[test]
+#[ignore]
+fn a_million_game_report_stays_under_20_mb() {
+    let dir = TempDir::new().unwrap();
+    let out = dir.path().join("m");
+    greedy_vs_random("dominoes", "all", "50000", &out);
+    let size = std::fs::metadata(out.join("report.html")).unwrap().len();
+    assert!(size < 20_000_000, "{size} bytes");
+    let rows = read(&out.join("games.csv")).lines().count() - 1;
+    assert_eq!(rows, 1_000_000);
+}
