@@ -33,6 +33,8 @@ pub struct Process {
     stdout: ChildStdout,
     buffer: Vec<u8>,
     stderr_tail: Arc<Mutex<Vec<u8>>>,
+    /// Ends when stderr reaches EOF: a dead bot's last words are read before it is judged.
+    stderr_drained: Option<tokio::task::JoinHandle<()>>,
     /// The game in progress, for the stderr log ([`NO_GAME`] before the first).
     game: Arc<AtomicU64>,
     handle: Handle,
@@ -117,7 +119,7 @@ impl Process {
         let tail_writer = Arc::clone(&tail);
         let game = Arc::new(AtomicU64::new(NO_GAME));
         let game_reader = Arc::clone(&game);
-        handle.spawn(async move {
+        let stderr_drained = handle.spawn(async move {
             // Lines of processes running side by side share one log file: each line goes
             // in whole, prefixed with its process and the game it was playing.
             let mut lines = StderrLines::new(tag, game_reader);
@@ -126,11 +128,13 @@ impl Process {
                 if n == 0 {
                     break;
                 }
+                {
+                    let mut t = tail_writer.lock().expect("not poisoned");
+                    t.extend_from_slice(&chunk[..n]);
+                    let excess = t.len().saturating_sub(4096);
+                    t.drain(..excess);
+                }
                 lines.feed(&chunk[..n], &log);
-                let mut t = tail_writer.lock().expect("not poisoned");
-                t.extend_from_slice(&chunk[..n]);
-                let excess = t.len().saturating_sub(4096);
-                t.drain(..excess);
             }
             lines.finish(&log);
         });
@@ -140,6 +144,7 @@ impl Process {
             stdout,
             buffer: Vec::new(),
             stderr_tail: tail,
+            stderr_drained: Some(stderr_drained),
             handle: handle.clone(),
             game,
         })
@@ -226,6 +231,10 @@ impl Process {
     /// Classifies a dead or dying process: out of memory, or a crash with its status.
     async fn crashed(&mut self, what: &str) -> AgentError {
         let status = tokio::time::timeout(Duration::from_millis(500), self.child.wait()).await;
+        // Its stderr may still hold the reason (a MemoryError traceback): read to its end.
+        if let Some(drained) = self.stderr_drained.take() {
+            let _ = tokio::time::timeout(Duration::from_millis(500), drained).await;
+        }
         let tail =
             String::from_utf8_lossy(&self.stderr_tail.lock().expect("not poisoned")).into_owned();
         let status = match status {
