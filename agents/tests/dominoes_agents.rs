@@ -65,7 +65,7 @@ fn pimc_specs_are_checked() {
     let c = agents::dominoes::pimc_config(&spec).unwrap();
     assert_eq!(c.worlds, 7);
     assert!(!c.endgame);
-    assert_eq!(c.opp_policy, c.policy);
+    assert_eq!(c.opponent, agents::dominoes::Opponent::Fixed(c.policy.clone()));
 }
 
 #[test]

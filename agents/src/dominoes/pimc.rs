@@ -29,22 +29,32 @@ use arena_core::Seat;
 use arena_core::dominoes::{DominoMove, DominoView, Dominoes, Tile};
 use arena_core::{Agent, AgentError};
 use rand_chacha::ChaCha8Rng;
-use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::rand_core::{Rng, SeedableRng};
 
 use super::endgame::endgame_of;
 use super::inference::{Belief, shuffled};
+use super::opponent::{OpponentModel, Reader, default_library, window};
 use super::sim::{Policy, Sim};
 use super::solver::Solver;
 
+/// Who the opponent is taken to be in rollouts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Opponent {
+    /// One fixed policy (`opp=greedy`, `opp=tc-server`, ...).
+    Fixed(Policy),
+    /// Read from its moves within the game against a library of models (`best`).
+    Read(Vec<OpponentModel>),
+}
+
 /// The settings of a [`Pimc`] player (spec `pimc:k=..,policy=..,opp=..,endgame=..`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PimcConfig {
     /// Worlds sampled per decision (`k`).
     pub worlds: u32,
     /// Our rollout policy (`policy`).
     pub policy: Policy,
-    /// The opponent's rollout policy (`opp`).
-    pub opp_policy: Policy,
+    /// The opponent in rollouts (`opp`).
+    pub opponent: Opponent,
     /// Solve exactly once the stock is empty (`endgame`, 1 or 0).
     pub endgame: bool,
     /// Search nodes allowed for one exact solve (`nodes`); past it the decision falls
@@ -57,9 +67,19 @@ impl Default for PimcConfig {
         PimcConfig {
             worlds: DEFAULT_WORLDS,
             policy: Policy::Smart,
-            opp_policy: Policy::Smart,
+            opponent: Opponent::Fixed(Policy::Smart),
             endgame: true,
             solver_nodes: DEFAULT_SOLVER_NODES,
+        }
+    }
+}
+
+impl PimcConfig {
+    /// `best`: the opponent read against [`default_library`].
+    pub fn reading() -> PimcConfig {
+        PimcConfig {
+            opponent: Opponent::Read(default_library()),
+            ..PimcConfig::default()
         }
     }
 }
@@ -67,35 +87,59 @@ impl Default for PimcConfig {
 /// Solver nodes per decision by default (about 50-100 ms at worst).
 pub const DEFAULT_SOLVER_NODES: u64 = 400_000;
 
-/// Worlds per decision by default.
+/// Worlds sampled per decision by default.
 pub const DEFAULT_WORLDS: u32 = 1000;
+
+/// Worlds sampled to read an opponent move at a decision that has one legal move (and
+/// so needs no rollouts).
+pub const READ_WORLDS: u32 = 200;
 
 /// The PIMC player.
 pub struct Pimc {
     config: PimcConfig,
     rng: ChaCha8Rng,
     solver: Solver,
+    reader: Option<Reader>,
     last_work: u64,
     total_work: u64,
 }
 
 impl Pimc {
     pub fn new(config: PimcConfig, seed: u64) -> Pimc {
+        let reader = match &config.opponent {
+            Opponent::Read(models) => Some(Reader::new(models.clone())),
+            Opponent::Fixed(_) => None,
+        };
         Pimc {
             config,
             rng: ChaCha8Rng::seed_from_u64(seed),
             solver: Solver::new(),
+            reader,
             last_work: 0,
             total_work: 0,
         }
     }
 
-    pub fn config(&self) -> PimcConfig {
-        self.config
+    pub fn config(&self) -> &PimcConfig {
+        &self.config
+    }
+
+    /// The posterior weight of each model of the opponent, by name, after the moves
+    /// read so far in this game; `None` for a fixed opponent.
+    pub fn opponent_posterior(&self) -> Option<Vec<(String, f64)>> {
+        let reader = self.reader.as_ref()?;
+        Some(
+            reader
+                .models()
+                .iter()
+                .map(|m| m.name.clone())
+                .zip(reader.posterior())
+                .collect(),
+        )
     }
 
     /// Rollouts run for the last decision (at most `k` per legal move, plus one per
-    /// optimal move in a solved endgame).
+    /// optimal move and model in a solved endgame).
     pub fn last_work(&self) -> u64 {
         self.last_work
     }
@@ -110,10 +154,68 @@ impl Pimc {
         u64::from(self.config.worlds) * moves as u64
     }
 
+    /// `count` worlds: the opponent's hand and the stock order, from the belief.
+    fn sample_worlds(&mut self, base: &Sim, belief: &Belief, count: u32) -> Vec<Sim> {
+        (0..count)
+            .map(|_| {
+                let mut world = *base;
+                let opp = belief.sample_hand(&mut self.rng);
+                world.hands[1] = opp;
+                let n = shuffled(&mut self.rng, belief.unseen & !opp, &mut world.stock);
+                world.stock_front = 0;
+                world.stock_end = n as u8;
+                world
+            })
+            .collect()
+    }
+
+    /// Reads the opponent's latest moves over `worlds`; returns each world's weight and
+    /// the model its rollouts use (a fixed opponent: weight 1, model 0).
+    fn read_opponent(&mut self, view: &DominoView<'_>, worlds: &[Sim]) -> Vec<(f64, usize)> {
+        let Some(reader) = self.reader.as_mut() else {
+            return vec![(1.0, 0); worlds.len()];
+        };
+        let hands: Vec<u64> = worlds.iter().map(|w| w.hands[1]).collect();
+        let joint = reader.update(view, &window(view), &hands);
+        let m = reader.models().len();
+        joint
+            .chunks(m)
+            .map(|row| {
+                let total: f64 = row.iter().sum();
+                // The model of this world's rollouts, drawn by its joint weight.
+                let mut x = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
+                let mut pick = m - 1;
+                for (k, &p) in row.iter().enumerate() {
+                    if x < p {
+                        pick = k;
+                        break;
+                    }
+                    x -= p;
+                }
+                (total, pick)
+            })
+            .collect()
+    }
+
+    /// The opponent's rollout policy for a world's model.
+    fn opponent_policy(&self, model: usize) -> &Policy {
+        match &self.config.opponent {
+            Opponent::Fixed(p) => p,
+            Opponent::Read(models) => &models[model].rollout,
+        }
+    }
+
     fn decide(&mut self, view: &DominoView<'_>) -> DominoMove {
         self.last_work = 0;
         let moves = view.legal_moves();
         if moves.len() == 1 {
+            if self.reader.as_ref().is_some_and(|r| r.has_news(view)) {
+                let belief = Belief::of(view);
+                let base = base_sim(view, &belief);
+                let count = if belief.exact() { 1 } else { READ_WORLDS };
+                let worlds = self.sample_worlds(&base, &belief, count);
+                self.read_opponent(view, &worlds);
+            }
             return moves[0];
         }
         let belief = Belief::of(view);
@@ -122,32 +224,42 @@ impl Pimc {
             && let Some(eg) = endgame_of(view)
             && let Some(sol) = self.solver.solve_within(&eg, self.config.solver_nodes)
         {
-            let mut best = (u32::MAX, sol.best[0]);
+            // One world: the opponent's hand is known. Among the optimal moves, the one
+            // whose rollouts against the modelled opponent score best.
+            self.read_opponent(view, &[base]);
+            let models = self.reader.as_ref().map_or(vec![1.0], Reader::posterior);
+            let mut best = (f64::NEG_INFINITY, sol.best[0]);
             for &m in &sol.best {
-                let mut sim = base;
-                let score = self.play_out(&mut sim, view, m);
-                if best.0 == u32::MAX || score > best.0 {
+                let mut score = 0.0;
+                for (k, &w) in models.iter().enumerate() {
+                    if w > 0.0 {
+                        let mut sim = base;
+                        score += w * f64::from(self.play_out(&mut sim, view, m, k));
+                    }
+                }
+                if score > best.0 {
                     best = (score, m);
                 }
             }
             return best.1;
         }
-        let worlds = if belief.exact() {
+        let count = if belief.exact() {
             1
         } else {
             self.config.worlds.max(1)
         };
-        let mut totals = vec![0u32; moves.len()];
-        for _ in 0..worlds {
-            let mut world = base;
-            let opp = belief.sample_hand(&mut self.rng);
-            world.hands[1] = opp;
-            let n = shuffled(&mut self.rng, belief.unseen & !opp, &mut world.stock);
-            world.stock_front = 0;
-            world.stock_end = n as u8;
+        let worlds = self.sample_worlds(&base, &belief, count);
+        let weights = self.read_opponent(view, &worlds);
+        // Worlds this unlikely change no total noticeably: skip their rollouts.
+        let top = weights.iter().fold(0.0f64, |a, w| a.max(w.0));
+        let mut totals = vec![0.0f64; moves.len()];
+        for (world, &(weight, model)) in worlds.iter().zip(&weights) {
+            if weight < top * NEGLIGIBLE {
+                continue;
+            }
             for (i, &m) in moves.iter().enumerate() {
-                let mut sim = world;
-                totals[i] += self.play_out(&mut sim, view, m);
+                let mut sim = *world;
+                totals[i] += weight * f64::from(self.play_out(&mut sim, view, m, model));
             }
         }
         let mut best = 0;
@@ -159,8 +271,9 @@ impl Pimc {
         moves[best]
     }
 
-    /// Plays `m` in `sim` (us = seat 0) and rolls out; half points for us.
-    fn play_out(&mut self, sim: &mut Sim, view: &DominoView<'_>, m: DominoMove) -> u32 {
+    /// Plays `m` in `sim` (us = seat 0) and rolls out with the opponent as `model`;
+    /// half points for us.
+    fn play_out(&mut self, sim: &mut Sim, view: &DominoView<'_>, m: DominoMove, model: usize) -> u32 {
         self.last_work += 1;
         self.total_work += 1;
         match m {
@@ -176,14 +289,17 @@ impl Pimc {
                 }
             }
         }
-        let (res, _) = sim.rollout([self.config.policy, self.config.opp_policy]);
+        let (res, _) = sim.rollout([&self.config.policy, self.opponent_policy(model)]);
         res.half_points(0)
     }
 }
 
+/// A world weighing less than this fraction of the heaviest is not rolled out.
+pub const NEGLIGIBLE: f64 = 1e-3;
+
 /// The sim for a view with us as seat 0; the opponent's hand and the stock are left
 /// for the caller to fill (in an exact endgame they are filled: the unseen tiles).
-pub(crate) fn base_sim(view: &DominoView<'_>, belief: &Belief) -> Sim {
+pub fn base_sim(view: &DominoView<'_>, belief: &Belief) -> Sim {
     let me = view.seat();
     let hand = view.hand().iter().fold(0u64, |m, t| m | t.bit());
     let all = (1u64 << arena_core::dominoes::set_size(view.case().n())) - 1;
@@ -207,6 +323,13 @@ pub(crate) fn base_sim(view: &DominoView<'_>, belief: &Belief) -> Sim {
 }
 
 impl Agent<Dominoes> for Pimc {
+    fn reset(&mut self, _start: &DominoView<'_>) -> Result<(), AgentError> {
+        if let Some(r) = self.reader.as_mut() {
+            r.reset();
+        }
+        Ok(())
+    }
+
     fn play(&mut self, view: &DominoView<'_>) -> Result<DominoMove, AgentError> {
         Ok(self.decide(view))
     }

@@ -93,9 +93,24 @@ impl Model {
         Ok(())
     }
 
-    /// The predicted chance of winning for standardized features `x`.
+    /// The predicted chance of winning for standardized features `x`. Allocates
+    /// nothing, so rollouts can call it millions of times; the arithmetic is the same,
+    /// in the same order, as [`Model::logit`]'s, so the value is bit-identical.
     pub fn predict(&self, x: &[f64]) -> f64 {
-        sigmoid(self.logit(x, &mut Vec::new()))
+        let z = match self {
+            Model::Logistic { .. } => self.logit(x, &mut Vec::new()),
+            Model::Mlp { hidden, w1, w2 } => {
+                let n = x.len() + 1;
+                let mut out = w2[*hidden];
+                for j in 0..*hidden {
+                    let row = &w1[j * n..(j + 1) * n];
+                    let z = x.iter().zip(row).fold(row[n - 1], |z, (a, b)| z + a * b);
+                    out += z.tanh() * w2[j];
+                }
+                out
+            }
+        };
+        sigmoid(z)
     }
 
     /// The pre-sigmoid output; `act` receives the hidden activations (MLP only).
