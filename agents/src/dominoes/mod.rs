@@ -15,6 +15,7 @@ pub mod inference;
 pub mod opponent;
 pub mod pimc;
 mod random;
+mod response;
 pub mod sim;
 pub mod smart;
 pub mod solver;

@@ -6,15 +6,15 @@
 //!   `tc-server`), each allowed a small chance [`SLIP`] of any other placement, plus a
 //!   catch-all for strangers: `smart`'s scores through a softmax ([`CATCH_ALL_TEMPERATURE`]),
 //!   rolled out as `smart` (what `pimc` assumes of everyone).
-//! - **Observations** ([`Observation`]): each opponent placement since its last draw,
-//!   with the public position before it. After a draw the opponent's hand holds tiles
-//!   nobody saw it take, but until then its hand at each placement is its hand now plus
-//!   the tiles it placed since: every sampled world gives it exactly.
+//! - **Observations** ([`Observation`]): each opponent placement, with the public
+//!   position before it. In a sampled world the opponent's hand at a placement is the
+//!   tiles of its hand now that it already held then (the sampler says which belief group,
+//!   dealt or drawn when, each tile came from) plus the tiles it placed since, except those
+//!   it placed right after drawing them.
 //! - **Belief** ([`Reader`]): each opponent placement, once seen, adds to each model's
 //!   log-evidence the likelihood of that placement averaged over the sampled worlds.
-//!   A world's weight under a model is that model's evidence from placements before the
-//!   window times the likelihood of the window's placements in that world; the window is
-//!   what makes worlds where the opponent's choices make sense count more (hand
+//!   A world's weight under a model is the likelihood of all the opponent's placements in
+//!   that world: worlds where the opponent's choices make sense count more (hand
 //!   inference from its policy). Rollouts sample the model per world from these joint
 //!   weights. Nothing is carried from one game to the next.
 
@@ -77,9 +77,15 @@ impl OpponentModel {
             Likelihood::Exact(policy) => policy,
             Likelihood::SoftSmart(_) => &Policy::Smart,
         };
+        let mut n = 0;
+        sim.for_each_placement(|_, _| n += 1);
+        if n == 1 {
+            // A forced placement says nothing about the policy.
+            return 1.0;
+        }
         // Placements with their scores; a hand holds at most 45 tiles, two ends each.
         let mut scored = [(Tile::from_index(0), End::Left, 0.0f64); 90];
-        let mut n = 0;
+        n = 0;
         let mut observed = None;
         sim.score_placements(policy, |t, e, s| {
             if t == tile && e == end {
@@ -142,13 +148,15 @@ pub struct Observation {
     pub tile: Tile,
     /// The end, as the first of equivalent ends (left when both ends show one number).
     pub end: End,
-    /// Tiles the opponent placed from this placement on (this one included): its hand
-    /// then is its hand now plus these.
+    /// Tiles the opponent placed from this placement on (this one included) that it
+    /// already held: its hand then is these plus the tiles it holds now that it held
+    /// then (those of its belief groups born before, see [`Belief`](super::inference::Belief)).
     pub placed_since: u64,
 }
 
-/// The opponent's placements since its last draw (all of them if it never drew).
-pub fn window(view: &DominoView<'_>) -> Vec<Observation> {
+/// The opponent's placements in the game whose hand the record lets us rebuild, each
+/// with the public position before it.
+pub fn observations(view: &DominoView<'_>) -> Vec<Observation> {
     let opp = view.seat().other();
     let n = view.case().n();
     let size = set_size(n);
@@ -159,8 +167,11 @@ pub fn window(view: &DominoView<'_>) -> Vec<Observation> {
     let mut void = [0u16; 2];
     let (mut l, mut r, mut line) = (0u8, 0u8, 0u64);
     let mut out: Vec<Observation> = Vec::new();
+    // Tiles placed right after the opponent drew: the drawn tile (nothing else fits).
+    let mut just_drawn = Vec::new();
     let mut passes = 0u8;
-    for (at, ev) in view.history().iter().enumerate() {
+    let history = view.history();
+    for (at, ev) in history.iter().enumerate() {
         match *ev {
             Event::Start { seat, tile } => {
                 (l, r) = (tile.lo(), tile.hi());
@@ -170,8 +181,8 @@ pub fn window(view: &DominoView<'_>) -> Vec<Observation> {
             Event::Place { seat, tile, end } => {
                 if seat == opp {
                     let me = opp.other().index();
-                    let mut before = Sim {
-                        hands: [(1u64 << hand_len[me]) - 1, 0],
+                    let before = Sim {
+                        hands: [((1u64 << hand_len[me]) - 1) & all, 0],
                         l,
                         r,
                         all,
@@ -183,8 +194,8 @@ pub fn window(view: &DominoView<'_>) -> Vec<Observation> {
                         passes,
                         void: [void[me], void[opp.index()]],
                     };
-                    before.hands[0] &= all;
                     let end = if l == r { End::Left } else { end };
+                    just_drawn.push(at > 0 && matches!(history[at - 1], Event::Draw { .. }));
                     out.push(Observation {
                         at,
                         before,
@@ -206,9 +217,6 @@ pub fn window(view: &DominoView<'_>) -> Vec<Observation> {
                 hand_len[seat.index()] += 1;
                 stock -= 1;
                 passes = 0;
-                if seat == opp {
-                    out.clear();
-                }
             }
             Event::Pass { seat } => {
                 void[seat.index()] |= (1 << l) | (1 << r);
@@ -216,35 +224,69 @@ pub fn window(view: &DominoView<'_>) -> Vec<Observation> {
             }
         }
     }
-    let mut since = 0u64;
-    for o in out.iter_mut().rev() {
-        since |= o.tile.bit();
-        o.placed_since = since;
+    // A tile placed later was held at an earlier placement unless it was drawn since:
+    // certainly if placed right after a draw (nothing else fitted), but a tile drawn
+    // without fitting and placed in a later turn looks like one held before. So a
+    // placement is kept only if every tile placed after it is certain either way.
+    let draws_before: Vec<usize> = out
+        .iter()
+        .map(|o| {
+            history[..o.at]
+                .iter()
+                .filter(|e| matches!(e, Event::Draw { seat } if *seat == opp))
+                .count()
+        })
+        .collect();
+    let mut kept = Vec::new();
+    for j in 0..out.len() {
+        let mut since = out[j].tile.bit();
+        let mut certain = true;
+        for k in j + 1..out.len() {
+            if just_drawn[k] {
+                continue;
+            }
+            // Draws between j and k other than one right before k (not the case here)
+            // may have brought this tile.
+            if draws_before[k] > draws_before[j] {
+                certain = false;
+            }
+            since |= out[k].tile.bit();
+        }
+        if certain {
+            let mut o = out[j];
+            o.placed_since = since;
+            kept.push(o);
+        }
     }
-    out
+    kept
 }
 
 /// The belief over the library within one game.
 #[derive(Clone, Debug)]
 pub struct Reader {
     models: Vec<OpponentModel>,
-    /// Log prior of each model.
-    log_prior: Vec<f64>,
-    /// Each opponent placement read so far (history index) with the log of its
-    /// likelihood under each model, averaged over the worlds of the decision that read it.
-    read: Vec<(usize, Vec<f64>)>,
+    /// Prior weight of each model, normalized.
+    prior: Vec<f64>,
+    /// The posterior weight of each model at the last read.
+    posterior: Vec<f64>,
     /// History length at the last read (a shorter history means a new game).
     seen: usize,
+    /// Models ruled out in this game.
+    out: Vec<bool>,
 }
+
+/// A model whose posterior weight falls below this is ruled out for the rest of the game.
+pub const RULED_OUT: f64 = 1e-4;
 
 impl Reader {
     pub fn new(models: Vec<OpponentModel>) -> Reader {
         let total: f64 = models.iter().map(|m| m.prior).sum();
-        let log_prior = models.iter().map(|m| (m.prior / total).ln()).collect();
+        let prior: Vec<f64> = models.iter().map(|m| m.prior / total).collect();
         Reader {
+            out: vec![false; models.len()],
             models,
-            log_prior,
-            read: Vec::new(),
+            posterior: prior.clone(),
+            prior,
             seen: 0,
         }
     }
@@ -255,27 +297,22 @@ impl Reader {
 
     /// Forgets the game.
     pub fn reset(&mut self) {
-        self.read.clear();
+        self.posterior.clone_from(&self.prior);
         self.seen = 0;
+        self.out.iter_mut().for_each(|o| *o = false);
     }
 
-    /// Whether `view` shows an opponent placement not read yet (or a new game).
-    pub fn has_news(&self, view: &DominoView<'_>) -> bool {
-        let h = view.history();
-        h.len() < self.seen
-            || h[self.seen.min(h.len())..]
-                .iter()
-                .any(|e| matches!(e, Event::Place { seat, .. } if *seat != view.seat()))
-    }
-
-    /// Reads the opponent placements of `window` not read yet, weighing each over the
-    /// opponent hands `worlds` (its hand now, one per sampled world), and returns the
-    /// joint weight of each (world, model) pair, world-major, normalized to sum to 1.
+    /// Reads the opponent's placements `observed` over `worlds` sampled worlds and returns
+    /// the joint weight of each (world, model) pair, world-major, normalized to sum to 1:
+    /// the prior times the likelihood of every placement in that world.
+    /// `held[w * observed.len() + j]`: the tiles world `w` says the opponent holds now
+    /// and already held at placement `j`.
     pub fn update(
         &mut self,
         view: &DominoView<'_>,
-        window: &[Observation],
-        worlds: &[u64],
+        observed: &[Observation],
+        worlds: usize,
+        held: &[u64],
     ) -> Vec<f64> {
         let len = view.history().len();
         if len < self.seen {
@@ -283,64 +320,45 @@ impl Reader {
         }
         self.seen = len;
         let m = self.models.len();
-        // Likelihood of the window in each world under each model.
-        let mut joint = vec![1.0f64; worlds.len() * m];
-        for obs in window {
-            let new = self.read.iter().all(|(at, _)| *at != obs.at);
-            let mut marginal = vec![0.0f64; m];
-            for (w, &hand) in worlds.iter().enumerate() {
+        // Models the game has already ruled out are no longer evaluated: their weight
+        // stays zero for the rest of the game (the learned ones are costly to consult).
+        for (k, p) in self.posterior.iter().enumerate() {
+            if *p < RULED_OUT {
+                self.out[k] = true;
+            }
+        }
+        let mut joint: Vec<f64> = (0..worlds)
+            .flat_map(|_| self.prior.iter().copied())
+            .collect();
+        for (j, obs) in observed.iter().enumerate() {
+            for w in 0..worlds {
                 let mut sim = obs.before;
-                sim.hands[1] = hand | obs.placed_since;
+                sim.hands[1] = held[w * observed.len() + j] | obs.placed_since;
                 for (k, model) in self.models.iter().enumerate() {
-                    let p = model.likelihood(&sim, obs.tile, obs.end);
-                    joint[w * m + k] *= p;
-                    marginal[k] += p;
+                    joint[w * m + k] *= if self.out[k] {
+                        0.0
+                    } else {
+                        model.likelihood(&sim, obs.tile, obs.end)
+                    };
                 }
-            }
-            if new {
-                let n = worlds.len().max(1) as f64;
-                let logs = marginal
-                    .iter()
-                    .map(|&s| (s / n).max(f64::MIN_POSITIVE).ln())
-                    .collect();
-                self.read.push((obs.at, logs));
-            }
-        }
-        // Evidence from placements before the window, per model.
-        let start = window.first().map_or(usize::MAX, |o| o.at);
-        let mut prior = self.log_prior.clone();
-        for (at, logs) in &self.read {
-            if *at < start {
-                for (p, l) in prior.iter_mut().zip(logs) {
-                    *p += l;
-                }
-            }
-        }
-        let top = prior.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
-        let prior: Vec<f64> = prior.iter().map(|p| (p - top).exp()).collect();
-        for row in joint.chunks_mut(m) {
-            for (x, p) in row.iter_mut().zip(&prior) {
-                *x *= p;
             }
         }
         let total: f64 = joint.iter().sum();
         if total > 0.0 {
             joint.iter_mut().for_each(|x| *x /= total);
         }
+        self.posterior = vec![0.0; m];
+        for row in joint.chunks(m) {
+            for (p, x) in self.posterior.iter_mut().zip(row) {
+                *p += x;
+            }
+        }
         joint
     }
 
-    /// The posterior weight of each model after the placements read so far.
+    /// The posterior weight of each model after the placements read so far (the prior
+    /// before any).
     pub fn posterior(&self) -> Vec<f64> {
-        let mut logs = self.log_prior.clone();
-        for (_, l) in &self.read {
-            for (a, b) in logs.iter_mut().zip(l) {
-                *a += b;
-            }
-        }
-        let top = logs.iter().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
-        let w: Vec<f64> = logs.iter().map(|x| (x - top).exp()).collect();
-        let total: f64 = w.iter().sum();
-        w.iter().map(|x| x / total).collect()
+        self.posterior.clone()
     }
 }

@@ -33,9 +33,12 @@ use rand_chacha::rand_core::{Rng, SeedableRng};
 
 use super::endgame::endgame_of;
 use super::inference::{Belief, shuffled};
-use super::opponent::{OpponentModel, Reader, default_library, window};
+use super::opponent::{
+    Likelihood, Observation, OpponentModel, Reader, default_library, observations,
+};
+use super::response;
 use super::sim::{Policy, Sim};
-use super::solver::Solver;
+use super::solver::{Solution, Solver};
 
 /// Who the opponent is taken to be in rollouts.
 #[derive(Clone, Debug, PartialEq)]
@@ -90,8 +93,8 @@ pub const DEFAULT_SOLVER_NODES: u64 = 400_000;
 /// Worlds sampled per decision by default.
 pub const DEFAULT_WORLDS: u32 = 1000;
 
-/// Worlds sampled to read an opponent move at a decision that has one legal move (and
-/// so needs no rollouts).
+/// Worlds sampled to read the opponent's moves in an endgame, where the hand is known
+/// but not when its tiles came.
 pub const READ_WORLDS: u32 = 200;
 
 /// The PIMC player.
@@ -154,29 +157,57 @@ impl Pimc {
         u64::from(self.config.worlds) * moves as u64
     }
 
-    /// `count` worlds: the opponent's hand and the stock order, from the belief.
-    fn sample_worlds(&mut self, base: &Sim, belief: &Belief, count: u32) -> Vec<Sim> {
-        (0..count)
+    /// `count` worlds: the opponent's hand and the stock order, from the belief. A
+    /// reading player also gets, for each world and each of the opponent's placements
+    /// `observed`, the tiles of its hand that it already held then (world-major).
+    fn sample_worlds(
+        &mut self,
+        base: &Sim,
+        belief: &Belief,
+        count: u32,
+        observed: &[Observation],
+    ) -> (Vec<Sim>, Vec<u64>) {
+        let reading = self.reader.is_some();
+        let mut held = Vec::new();
+        let worlds = (0..count)
             .map(|_| {
                 let mut world = *base;
-                let opp = belief.sample_hand(&mut self.rng);
+                let opp = if reading {
+                    let start = held.len();
+                    held.resize(start + observed.len(), 0);
+                    belief.sample_hand_by_group(&mut self.rng, |group, tiles| {
+                        for (h, obs) in held[start..].iter_mut().zip(observed) {
+                            if group.born < obs.at {
+                                *h |= tiles;
+                            }
+                        }
+                    })
+                } else {
+                    belief.sample_hand(&mut self.rng)
+                };
                 world.hands[1] = opp;
                 let n = shuffled(&mut self.rng, belief.unseen & !opp, &mut world.stock);
                 world.stock_front = 0;
                 world.stock_end = n as u8;
                 world
             })
-            .collect()
+            .collect();
+        (worlds, held)
     }
 
-    /// Reads the opponent's latest moves over `worlds`; returns each world's weight and
-    /// the model its rollouts use (a fixed opponent: weight 1, model 0).
-    fn read_opponent(&mut self, view: &DominoView<'_>, worlds: &[Sim]) -> Vec<(f64, usize)> {
+    /// Reads the opponent's moves over `worlds`; returns each world's weight and the
+    /// model its rollouts use (a fixed opponent: weight 1, model 0).
+    fn read_opponent(
+        &mut self,
+        view: &DominoView<'_>,
+        observed: &[Observation],
+        worlds: &[Sim],
+        held: &[u64],
+    ) -> Vec<(f64, usize)> {
         let Some(reader) = self.reader.as_mut() else {
             return vec![(1.0, 0); worlds.len()];
         };
-        let hands: Vec<u64> = worlds.iter().map(|w| w.hands[1]).collect();
-        let joint = reader.update(view, &window(view), &hands);
+        let joint = reader.update(view, observed, worlds.len(), held);
         let m = reader.models().len();
         joint
             .chunks(m)
@@ -208,25 +239,33 @@ impl Pimc {
     fn decide(&mut self, view: &DominoView<'_>) -> DominoMove {
         self.last_work = 0;
         let moves = view.legal_moves();
+        let reading = self.reader.is_some();
         if moves.len() == 1 {
-            if self.reader.as_ref().is_some_and(|r| r.has_news(view)) {
-                let belief = Belief::of(view);
-                let base = base_sim(view, &belief);
-                let count = if belief.exact() { 1 } else { READ_WORLDS };
-                let worlds = self.sample_worlds(&base, &belief, count);
-                self.read_opponent(view, &worlds);
-            }
+            // Nothing to decide; the opponent's moves are read again at the next choice.
             return moves[0];
         }
         let belief = Belief::of(view);
         let base = base_sim(view, &belief);
+        let observed = if reading {
+            observations(view)
+        } else {
+            Vec::new()
+        };
         if self.config.endgame
             && let Some(eg) = endgame_of(view)
             && let Some(sol) = self.solver.solve_within(&eg, self.config.solver_nodes)
         {
             // One world: the opponent's hand is known. Among the optimal moves, the one
             // whose rollouts against the modelled opponent score best.
-            self.read_opponent(view, &[base]);
+            if reading {
+                // The hand is known, but not which of its tiles were held at each
+                // placement: sample that.
+                let (worlds, held) = self.sample_worlds(&base, &belief, READ_WORLDS, &observed);
+                self.read_opponent(view, &observed, &worlds, &held);
+            }
+            if let Some(m) = self.respond(view, &base, &sol) {
+                return m;
+            }
             let models = self.reader.as_ref().map_or(vec![1.0], Reader::posterior);
             let mut best = (f64::NEG_INFINITY, sol.best[0]);
             for &m in &sol.best {
@@ -243,13 +282,13 @@ impl Pimc {
             }
             return best.1;
         }
-        let count = if belief.exact() {
+        let count = if belief.exact() && !reading {
             1
         } else {
             self.config.worlds.max(1)
         };
-        let worlds = self.sample_worlds(&base, &belief, count);
-        let weights = self.read_opponent(view, &worlds);
+        let (worlds, held) = self.sample_worlds(&base, &belief, count, &observed);
+        let weights = self.read_opponent(view, &observed, &worlds, &held);
         // Worlds this unlikely change no total noticeably: skip their rollouts.
         let top = weights.iter().fold(0.0f64, |a, w| a.max(w.0));
         let mut totals = vec![0.0f64; moves.len()];
@@ -271,9 +310,56 @@ impl Pimc {
         moves[best]
     }
 
+    /// A reading player's endgame move: the best response to the opponent's models,
+    /// each weighed by its posterior, the catch-all counting as perfect play (the
+    /// solver's values); ties go to the better value under perfect play, then the
+    /// earlier move. `None` for a fixed opponent, or when a search runs out of nodes.
+    fn respond(&self, view: &DominoView<'_>, base: &Sim, sol: &Solution) -> Option<DominoMove> {
+        let reader = self.reader.as_ref()?;
+        let posterior = reader.posterior();
+        let mut scores: Vec<f64> = sol.move_values.iter().map(|_| 0.0).collect();
+        for (model, &w) in reader.models().iter().zip(&posterior) {
+            if w < MODEL_WEIGHT_FLOOR {
+                continue;
+            }
+            let mut nodes = RESPONSE_NODES;
+            for (score, (&m, &perfect)) in scores
+                .iter_mut()
+                .zip(sol.moves.iter().zip(&sol.move_values))
+            {
+                let v = match &model.likelihood {
+                    Likelihood::Exact(policy) => {
+                        let placement = match m {
+                            DominoMove::Place { end, index } => {
+                                Some((view.hand()[index as usize], end))
+                            }
+                            DominoMove::Draw | DominoMove::Pass => None,
+                        };
+                        f64::from(response::value_after(base, placement, policy, &mut nodes)?) / 2.0
+                    }
+                    Likelihood::SoftSmart(_) => perfect,
+                };
+                *score += w * v;
+            }
+        }
+        let mut best = 0;
+        for i in 1..scores.len() {
+            if (scores[i], sol.move_values[i]) > (scores[best], sol.move_values[best]) {
+                best = i;
+            }
+        }
+        sol.moves.get(best).copied()
+    }
+
     /// Plays `m` in `sim` (us = seat 0) and rolls out with the opponent as `model`;
     /// half points for us.
-    fn play_out(&mut self, sim: &mut Sim, view: &DominoView<'_>, m: DominoMove, model: usize) -> u32 {
+    fn play_out(
+        &mut self,
+        sim: &mut Sim,
+        view: &DominoView<'_>,
+        m: DominoMove,
+        model: usize,
+    ) -> u32 {
         self.last_work += 1;
         self.total_work += 1;
         match m {
@@ -293,6 +379,12 @@ impl Pimc {
         res.half_points(0)
     }
 }
+
+/// Models below this posterior weight are left out of the endgame response.
+pub const MODEL_WEIGHT_FLOOR: f64 = 0.01;
+
+/// Search nodes for the endgame response to one model.
+pub const RESPONSE_NODES: u64 = 200_000;
 
 /// A world weighing less than this fraction of the heaviest is not rolled out.
 pub const NEGLIGIBLE: f64 = 1e-3;

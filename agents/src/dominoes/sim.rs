@@ -54,14 +54,16 @@ impl std::str::FromStr for Policy {
             "greedy" => Ok(Policy::Greedy),
             "smart" => Ok(Policy::Smart),
             "tc-server" => Ok(Policy::tc_server()),
-            "learned" => Ok(Policy::Learned(Arc::new(LearnedPolicy::built_in("learned")))),
+            "learned" => Ok(Policy::Learned(Arc::new(LearnedPolicy::built_in(
+                "learned",
+            )))),
             _ => match s.strip_prefix("learned:weights=") {
                 Some(path) => LearnedPolicy::from_file(std::path::Path::new(path))
                     .map(|p| Policy::Learned(Arc::new(p)))
                     .map_err(|e| e.to_string()),
-                None => Err(
-                    "expected greedy, smart, tc-server, learned or learned:weights=FILE".into(),
-                ),
+                None => {
+                    Err("expected greedy, smart, tc-server, learned or learned:weights=FILE".into())
+                }
             },
         }
     }
@@ -221,7 +223,11 @@ impl Sim {
                 let opp_void = self.void[1 - p];
                 self.for_each_placement(|t, end| {
                     let (nl, nr) = after(t, end, l, r);
-                    f(t, end, smart_score(hand, t, nl, nr, unseen, opp_void).into());
+                    f(
+                        t,
+                        end,
+                        smart_score(hand, t, nl, nr, unseen, opp_void).into(),
+                    );
                 });
             }
             Policy::Learned(learned) => {

@@ -154,10 +154,15 @@ impl Context {
         let k = self.opp;
         let s = self.stock;
         let ends = PIP_MASKS[l as usize] | PIP_MASKS[r as usize];
-        let tiles = |mask: u64| {
-            (0..45u8)
-                .filter(move |i| mask >> i & 1 == 1)
-                .map(Tile::from_index)
+        // The set bits only: this runs for every candidate of every rollout decision.
+        let tiles = |mut mask: u64| {
+            std::iter::from_fn(move || {
+                (mask != 0).then(|| {
+                    let i = mask.trailing_zeros() as u8;
+                    mask &= mask - 1;
+                    Tile::from_index(i)
+                })
+            })
         };
         let my_pips: u32 = tiles(hand).map(Tile::pips).sum();
         let unseen_n = self.unseen.count_ones();
