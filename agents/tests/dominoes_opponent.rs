@@ -103,7 +103,7 @@ fn posteriors_against(opponent: &str, case: Case, pair: u32, k: u32) -> Vec<Vec<
 /// opponents of the library (the mean over 24 games per opponent).
 #[test]
 fn the_belief_moves_toward_the_true_model() {
-    let opponents = ["greedy", "smart", "tc-server"];
+    let opponents = ["greedy", "smart", "tc-server", "random"];
     let names: Vec<String> = default_library().iter().map(|m| m.name.clone()).collect();
     let prior = 1.0 / names.len() as f64;
     // mean[o][m]: the mean posterior of model m against opponent o.

@@ -141,6 +141,15 @@ impl Belief {
         }
     }
 
+    /// The belief of someone who also sees the opponent's `hand` (for analysis only):
+    /// every group may hold only tiles of it, so every sample is that hand.
+    pub fn knowing(mut self, hand: u64) -> Belief {
+        for g in &mut self.groups {
+            g.forbidden |= !hand;
+        }
+        self
+    }
+
     /// The opponent's hand size.
     pub fn opponent_len(&self) -> u32 {
         self.groups.iter().map(|g| g.count).sum()

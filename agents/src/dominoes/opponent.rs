@@ -3,8 +3,9 @@
 //! keeps within a game.
 //!
 //! - **Models** ([`OpponentModel`]): every deterministic built-in (`greedy`, `smart`,
-//!   `tc-server`), each allowed a small chance [`SLIP`] of any other placement, plus a
-//!   catch-all for strangers: `smart`'s scores through a softmax ([`CATCH_ALL_TEMPERATURE`]),
+//!   `tc-server`), each allowed a small chance [`SLIP`] of any other placement; `random`
+//!   (every placement equally likely, rolled out as [`Policy::Random`]); and a catch-all
+//!   for strangers: `smart`'s scores through a softmax ([`CATCH_ALL_TEMPERATURE`]),
 //!   rolled out as `smart` (what `pimc` assumes of everyone).
 //! - **Observations** ([`Observation`]): each opponent placement, with the public
 //!   position before it. In a sampled world the opponent's hand at a placement is the
@@ -37,6 +38,8 @@ pub enum Likelihood {
     Exact(Policy),
     /// A softmax over `smart`'s scores at a temperature.
     SoftSmart(f64),
+    /// Every placement equally likely (`random`, and anyone erratic).
+    Uniform,
 }
 
 /// One model of the opponent: how it explains moves and how it is rolled out.
@@ -76,6 +79,11 @@ impl OpponentModel {
         let policy = match &self.likelihood {
             Likelihood::Exact(policy) => policy,
             Likelihood::SoftSmart(_) => &Policy::Smart,
+            Likelihood::Uniform => {
+                let mut n = 0;
+                sim.for_each_placement(|_, _| n += 1);
+                return 1.0 / f64::from(n.max(1));
+            }
         };
         let mut n = 0;
         sim.for_each_placement(|_, _| n += 1);
@@ -116,6 +124,7 @@ impl OpponentModel {
                 };
                 (1.0 - SLIP) * chosen + SLIP / n as f64
             }
+            Likelihood::Uniform => unreachable!("answered above"),
             Likelihood::SoftSmart(temperature) => {
                 let weight = |s: f64| ((s - top) / temperature).exp();
                 let sum: f64 = scored.iter().map(|x| weight(x.2)).sum();
@@ -131,6 +140,12 @@ pub fn default_library() -> Vec<OpponentModel> {
         OpponentModel::exact(Policy::Greedy, 1.0),
         OpponentModel::exact(Policy::Smart, 1.0),
         OpponentModel::exact(Policy::tc_server(), 1.0),
+        OpponentModel {
+            name: "random".into(),
+            likelihood: Likelihood::Uniform,
+            rollout: Policy::Random,
+            prior: 1.0,
+        },
         OpponentModel::catch_all(1.0),
     ]
 }

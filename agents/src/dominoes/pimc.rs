@@ -236,7 +236,14 @@ impl Pimc {
         }
     }
 
-    fn decide(&mut self, view: &DominoView<'_>) -> DominoMove {
+    /// The move for `view`, for an analysis that may show the opponent's hand: with
+    /// `opponent_hand` (a tile mask) every sampled world holds exactly that hand.
+    /// Cheating; only the `oracle` analysis (`examples/dominoes_oracle.rs`) uses it.
+    pub fn play_seeing(&mut self, view: &DominoView<'_>, opponent_hand: u64) -> DominoMove {
+        self.decide(view, Some(opponent_hand))
+    }
+
+    fn decide(&mut self, view: &DominoView<'_>, opponent_hand: Option<u64>) -> DominoMove {
         self.last_work = 0;
         let moves = view.legal_moves();
         let reading = self.reader.is_some();
@@ -244,7 +251,10 @@ impl Pimc {
             // Nothing to decide; the opponent's moves are read again at the next choice.
             return moves[0];
         }
-        let belief = Belief::of(view);
+        let mut belief = Belief::of(view);
+        if let Some(hand) = opponent_hand {
+            belief = belief.knowing(hand);
+        }
         let base = base_sim(view, &belief);
         let observed = if reading {
             observations(view)
@@ -311,8 +321,8 @@ impl Pimc {
     }
 
     /// A reading player's endgame move: the best response to the opponent's models,
-    /// each weighed by its posterior, the catch-all counting as perfect play (the
-    /// solver's values); ties go to the better value under perfect play, then the
+    /// each weighed by its posterior, the catch-all and `random` counting as perfect
+    /// play (the solver's values); ties go to the better value under perfect play, then the
     /// earlier move. `None` for a fixed opponent, or when a search runs out of nodes.
     fn respond(&self, view: &DominoView<'_>, base: &Sim, sol: &Solution) -> Option<DominoMove> {
         let reader = self.reader.as_ref()?;
@@ -337,7 +347,7 @@ impl Pimc {
                         };
                         f64::from(response::value_after(base, placement, policy, &mut nodes)?) / 2.0
                     }
-                    Likelihood::SoftSmart(_) => perfect,
+                    Likelihood::SoftSmart(_) | Likelihood::Uniform => perfect,
                 };
                 *score += w * v;
             }
@@ -423,6 +433,6 @@ impl Agent<Dominoes> for Pimc {
     }
 
     fn play(&mut self, view: &DominoView<'_>) -> Result<DominoMove, AgentError> {
-        Ok(self.decide(view))
+        Ok(self.decide(view, None))
     }
 }

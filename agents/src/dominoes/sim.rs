@@ -24,6 +24,9 @@ pub enum Policy {
     /// A learned evaluator (`tc-server` and `learned`: the built-in weights;
     /// `learned:weights=FILE`).
     Learned(Arc<LearnedPolicy>),
+    /// Any placement, as if at random: scores are a hash of the position and the
+    /// placement, so rollouts stay a function of the world (no generator inside).
+    Random,
 }
 
 impl Policy {
@@ -41,6 +44,7 @@ impl std::fmt::Display for Policy {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Policy::Greedy => f.write_str("greedy"),
+            Policy::Random => f.write_str("random"),
             Policy::Smart => f.write_str("smart"),
             Policy::Learned(p) => f.write_str(p.name()),
         }
@@ -52,6 +56,7 @@ impl std::str::FromStr for Policy {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "greedy" => Ok(Policy::Greedy),
+            "random" => Ok(Policy::Random),
             "smart" => Ok(Policy::Smart),
             "tc-server" => Ok(Policy::tc_server()),
             "learned" => Ok(Policy::Learned(Arc::new(LearnedPolicy::built_in(
@@ -127,6 +132,14 @@ pub fn smart_score(hand: u64, t: Tile, nl: u8, nr: u8, unseen: u64, opp_void: u1
         + w.void * void
         + w.pips * t.pips() as i32
         + if t.is_double() { w.double } else { 0 }
+}
+
+/// A 64-bit mixing function (splitmix64's finalizer).
+#[inline]
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
 }
 
 /// The greedy weight of a tile: pips, then doubles first.
@@ -218,6 +231,13 @@ impl Sim {
         let (l, r) = (self.l, self.r);
         match policy {
             Policy::Greedy => self.for_each_placement(|t, end| f(t, end, greedy_score(t).into())),
+            Policy::Random => {
+                let state = hand ^ self.line.rotate_left(21) ^ u64::from(self.l) << 58;
+                self.for_each_placement(|t, end| {
+                    let x = state ^ u64::from(t.index()) << 1 ^ u64::from(end == End::Right);
+                    f(t, end, (mix(x) >> 11) as f64);
+                });
+            }
             Policy::Smart => {
                 let unseen = self.all & !self.line & !hand;
                 let opp_void = self.void[1 - p];
