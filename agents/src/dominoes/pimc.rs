@@ -20,6 +20,12 @@
 //!    rollout against the modelled opponent scores best is chosen, which keeps the
 //!    chances of a fallible opponent going wrong in lost or drawn positions.
 //!
+//! 5. **Reading the opponent** (`opp=read`, what `best` does; see `opponent.rs`): the
+//!    worlds are weighed by how well each model of the library explains the opponent's
+//!    placements in them, each world's rollouts play the opponent as a model drawn by
+//!    that weight, and in a solved endgame the move is the best response to the models
+//!    (`response.rs`) rather than to perfect play.
+//!
 //! The budget is an iteration count (`k` worlds, i.e. at most `k` rollouts per legal
 //! move, and at most `nodes` solver nodes), so play is a deterministic function of the
 //! seed and the calls: no clock is read. An endgame the solver cannot finish within
