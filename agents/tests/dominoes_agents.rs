@@ -35,7 +35,10 @@ fn every_builtin_plays_legal_moves_in_every_case() {
         "endgame",
         "pimc:k=4",
         "pimc:k=3,policy=greedy,endgame=0",
+        "pimc:k=3,opp=tc-server",
+        "pimc:k=3,policy=learned,opp=read",
         "best",
+        "best:k=5",
     ] {
         let spec: Spec = name.parse().unwrap();
         for case in Case::all() {
@@ -65,7 +68,10 @@ fn pimc_specs_are_checked() {
     let c = agents::dominoes::pimc_config(&spec).unwrap();
     assert_eq!(c.worlds, 7);
     assert!(!c.endgame);
-    assert_eq!(c.opp_policy, c.policy);
+    assert_eq!(
+        c.opponent,
+        agents::dominoes::Opponent::Fixed(c.policy.clone())
+    );
 }
 
 #[test]
@@ -127,6 +133,29 @@ fn pimc_is_deterministic_for_a_seed() {
         moves
     };
     assert_eq!(record(9), record(9));
+}
+
+#[test]
+fn a_reading_player_is_deterministic_for_a_seed() {
+    let case: Case = "8,5".parse().unwrap();
+    let record = |seed: u64| {
+        let mut moves = Vec::new();
+        for pair in 0..6 {
+            let deal = Deal::seeded(case, 22, pair);
+            let config = PimcConfig {
+                worlds: 20,
+                ..PimcConfig::reading()
+            };
+            let mut a = Pimc::new(config, seed);
+            let mut b = build(&"tc-server".parse().unwrap(), 0).unwrap();
+            play(&deal, &mut a, &mut b, |_, m, _| moves.push(m));
+            moves.push(DominoMove::Pass);
+        }
+        moves
+    };
+    let first = record(4);
+    assert_eq!(first, record(4));
+    assert_ne!(first, record(5), "the seed is used");
 }
 
 #[test]

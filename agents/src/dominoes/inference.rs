@@ -25,11 +25,13 @@ use arena_core::dominoes::{DominoView, End, Event, PIP_MASKS, Tile, set_size};
 use arena_core::rng::below;
 use rand::Rng;
 
-/// One group of the opponent's tiles: `count` tiles, none of them in `forbidden`.
+/// One group of the opponent's tiles: `count` tiles, none of them in `forbidden`, held
+/// since history event `born` (0: dealt; else the draw that brought the group's tile).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Group {
     pub count: u32,
     pub forbidden: u64,
+    pub born: usize,
 }
 
 /// Everything inferred from a view.
@@ -67,7 +69,7 @@ impl Belief {
         let mut groups: Vec<Group> = Vec::new();
         let mut void = [0u16; 2];
         let (mut l, mut r) = (0u8, 0u8);
-        for ev in view.history() {
+        for (at, ev) in view.history().iter().enumerate() {
             match *ev {
                 Event::Start { seat, tile } => {
                     let above = Tile::set(n)
@@ -77,6 +79,7 @@ impl Belief {
                     groups.push(Group {
                         count,
                         forbidden: above | tile.bit(),
+                        born: 0,
                     });
                     (l, r) = (tile.lo(), tile.hi());
                 }
@@ -106,6 +109,7 @@ impl Belief {
                         groups.push(Group {
                             count: 1,
                             forbidden: 0,
+                            born: at,
                         });
                     }
                 }
@@ -119,16 +123,10 @@ impl Belief {
                     }
                 }
             }
-            // Merge neighbours with equal constraints; drop empty groups.
+            // Drop empty groups. Groups with equal constraints stay apart: each keeps
+            // the time its tiles arrived (an opponent's hand at an earlier placement is
+            // its older groups).
             groups.retain(|g| g.count > 0);
-            groups.dedup_by(|b, a| {
-                if a.forbidden == b.forbidden {
-                    a.count += b.count;
-                    true
-                } else {
-                    false
-                }
-            });
         }
         let unseen = view.unseen();
         for g in &mut groups {
@@ -141,6 +139,15 @@ impl Belief {
             groups,
             void,
         }
+    }
+
+    /// The belief of someone who also sees the opponent's `hand` (for analysis only):
+    /// every group may hold only tiles of it, so every sample is that hand.
+    pub fn knowing(mut self, hand: u64) -> Belief {
+        for g in &mut self.groups {
+            g.forbidden |= !hand;
+        }
+        self
     }
 
     /// The opponent's hand size.
@@ -158,6 +165,16 @@ impl Belief {
         if self.stock == 0 {
             return self.unseen;
         }
+        self.sample_hand_by_group(rng, |_, _| {})
+    }
+
+    /// [`Belief::sample_hand`], telling `each` the tiles drawn for each group in turn
+    /// (with the stock empty the hand is all the unseen tiles, shared among the groups).
+    pub fn sample_hand_by_group<R: Rng + ?Sized>(
+        &self,
+        rng: &mut R,
+        mut each: impl FnMut(&Group, u64),
+    ) -> u64 {
         let mut chosen = 0u64;
         for g in &self.groups {
             let mut pool = self.unseen & !chosen & !g.forbidden;
@@ -165,7 +182,9 @@ impl Belief {
                 // Unreachable for sound inference; relax rather than fail.
                 pool = self.unseen & !chosen;
             }
-            chosen |= pick(rng, pool, g.count);
+            let tiles = pick(rng, pool, g.count);
+            each(g, tiles);
+            chosen |= tiles;
         }
         chosen
     }

@@ -6,21 +6,23 @@
 //! | `greedy` | heaviest playable tile first |
 //! | `smart` | one-move playability/blocking heuristic ([`smart`]) |
 //! | `endgame` | `greedy`, then perfect play once the stock is empty ([`solver`]); option `nodes` (solver node cap per decision, default 5,000,000; past it: greedy) |
-//! | `pimc` | determinized Monte Carlo search with inference ([`pimc`]); options `k` (worlds per decision, default 1000), `policy` and `opp` (rollout policies `smart` or `greedy`, default `smart`; `opp` defaults to `policy`), `endgame` (1 or 0, default 1), `nodes` (solver node cap per decision, default 400,000; past it: rollouts) |
-//! | `best` | the strongest: `pimc` with its defaults |
+//! | `pimc` | determinized Monte Carlo search with inference ([`pimc`]); options `k` (worlds per decision, default 1000), `policy` (our rollout policy: `smart`, `greedy`, `tc-server`, `learned`, `learned:weights=FILE`; default `smart`), `opp` (the opponent's rollout policy, the same choices, default `policy`; or `read`: read it from its moves, [`opponent`]), `endgame` (1 or 0, default 1), `nodes` (solver node cap per decision, default 400,000; past it: rollouts) |
+//! | `best` | the strongest: `pimc` with `opp=read` (the same options) |
 
 mod endgame;
 mod greedy;
 pub mod inference;
+pub mod opponent;
 pub mod pimc;
 mod random;
+mod response;
 pub mod sim;
 pub mod smart;
 pub mod solver;
 
 pub use endgame::{EndgamePlayer, endgame_of};
 pub use greedy::Greedy;
-pub use pimc::{Pimc, PimcConfig};
+pub use pimc::{Opponent, Pimc, PimcConfig};
 pub use random::Random;
 pub use smart::Smart;
 pub use solver::{Solution, Solver};
@@ -45,34 +47,46 @@ pub const NAMES: &[&str] = &[
     "best",
 ];
 
-/// The `pimc` settings a spec names (`pimc:k=..,policy=..,opp=..,endgame=..`).
+/// The `pimc` / `best` settings a spec names (`pimc:k=..,policy=..,opp=..,endgame=..`).
+/// `opp=read` reads the opponent against the library ([`opponent`]); `best` reads by
+/// default, `pimc` plays everyone as its own `policy`.
 pub fn pimc_config(spec: &Spec) -> Result<PimcConfig, SpecError> {
     spec.expect_options(&["k", "policy", "opp", "endgame", "nodes"])?;
-    let d = PimcConfig::default();
+    let d = if spec.name() == "best" {
+        PimcConfig::reading()
+    } else {
+        PimcConfig::default()
+    };
+    let bad = |option: &str, value: String, reason: &str| SpecError::BadValue {
+        name: spec.name().to_owned(),
+        option: option.into(),
+        value,
+        reason: reason.into(),
+    };
     let worlds: u32 = spec.option("k", d.worlds)?;
     if worlds == 0 {
-        return Err(SpecError::BadValue {
-            name: spec.name().to_owned(),
-            option: "k".into(),
-            value: "0".into(),
-            reason: "at least one world".into(),
-        });
+        return Err(bad("k", "0".into(), "at least one world"));
     }
-    let policy: sim::Policy = spec.option("policy", d.policy)?;
-    let opp_policy = spec.option("opp", policy)?;
+    let policy: sim::Policy = spec.option("policy", d.policy.clone())?;
+    let opp: String = spec.option("opp", String::new())?;
+    let opponent = match opp.as_str() {
+        "" if spec.name() == "best" => d.opponent,
+        "" => pimc::Opponent::Fixed(policy.clone()),
+        "read" => pimc::Opponent::Read(opponent::default_library()),
+        other => pimc::Opponent::Fixed(
+            other
+                .parse()
+                .map_err(|e: String| bad("opp", other.into(), &format!("{e}, or read")))?,
+        ),
+    };
     let endgame: u8 = spec.option("endgame", 1u8)?;
     if endgame > 1 {
-        return Err(SpecError::BadValue {
-            name: spec.name().to_owned(),
-            option: "endgame".into(),
-            value: endgame.to_string(),
-            reason: "expected 0 or 1".into(),
-        });
+        return Err(bad("endgame", endgame.to_string(), "expected 0 or 1"));
     }
     Ok(PimcConfig {
         worlds,
         policy,
-        opp_policy,
+        opponent,
         endgame: endgame == 1,
         solver_nodes: spec.option("nodes", d.solver_nodes)?,
     })
@@ -102,7 +116,7 @@ pub fn build(spec: &Spec, seed: impl SeedSource) -> Result<BoxedAgent, SpecError
                 let nodes = spec.option("nodes", endgame::DEFAULT_ENDGAME_NODES)?;
                 Ok(Box::new(EndgamePlayer::with_max_nodes(nodes)))
             }
-            // `best` names the strongest built-in: `pimc` with its defaults.
+            // `best` names the strongest built-in: `pimc` reading its opponent.
             "pimc" | "best" => Ok(Box::new(Pimc::new(pimc_config(spec)?, seed.seed()))),
             // The learned evaluator (agents/src/learned/); `tc-server` uses the built-in weights.
             "learned" | "tc-server" => Ok(Box::new(crate::learned::dominoes_agent(spec)?)),

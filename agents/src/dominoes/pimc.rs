@@ -20,6 +20,12 @@
 //!    rollout against the modelled opponent scores best is chosen, which keeps the
 //!    chances of a fallible opponent going wrong in lost or drawn positions.
 //!
+//! 5. **Reading the opponent** (`opp=read`, what `best` does; see `opponent.rs`): the
+//!    worlds are weighed by how well each model of the library explains the opponent's
+//!    placements in them, each world's rollouts play the opponent as a model drawn by
+//!    that weight, and in a solved endgame the move is the best response to the models
+//!    (`response.rs`) rather than to perfect play.
+//!
 //! The budget is an iteration count (`k` worlds, i.e. at most `k` rollouts per legal
 //! move, and at most `nodes` solver nodes), so play is a deterministic function of the
 //! seed and the calls: no clock is read. An endgame the solver cannot finish within
@@ -29,22 +35,35 @@ use arena_core::Seat;
 use arena_core::dominoes::{DominoMove, DominoView, Dominoes, Tile};
 use arena_core::{Agent, AgentError};
 use rand_chacha::ChaCha8Rng;
-use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::rand_core::{Rng, SeedableRng};
 
 use super::endgame::endgame_of;
 use super::inference::{Belief, shuffled};
+use super::opponent::{
+    Likelihood, Observation, OpponentModel, Reader, default_library, observations,
+};
+use super::response;
 use super::sim::{Policy, Sim};
-use super::solver::Solver;
+use super::solver::{Solution, Solver};
+
+/// Who the opponent is taken to be in rollouts.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Opponent {
+    /// One fixed policy (`opp=greedy`, `opp=tc-server`, ...).
+    Fixed(Policy),
+    /// Read from its moves within the game against a library of models (`best`).
+    Read(Vec<OpponentModel>),
+}
 
 /// The settings of a [`Pimc`] player (spec `pimc:k=..,policy=..,opp=..,endgame=..`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PimcConfig {
     /// Worlds sampled per decision (`k`).
     pub worlds: u32,
     /// Our rollout policy (`policy`).
     pub policy: Policy,
-    /// The opponent's rollout policy (`opp`).
-    pub opp_policy: Policy,
+    /// The opponent in rollouts (`opp`).
+    pub opponent: Opponent,
     /// Solve exactly once the stock is empty (`endgame`, 1 or 0).
     pub endgame: bool,
     /// Search nodes allowed for one exact solve (`nodes`); past it the decision falls
@@ -57,9 +76,19 @@ impl Default for PimcConfig {
         PimcConfig {
             worlds: DEFAULT_WORLDS,
             policy: Policy::Smart,
-            opp_policy: Policy::Smart,
+            opponent: Opponent::Fixed(Policy::Smart),
             endgame: true,
             solver_nodes: DEFAULT_SOLVER_NODES,
+        }
+    }
+}
+
+impl PimcConfig {
+    /// `best`: the opponent read against [`default_library`].
+    pub fn reading() -> PimcConfig {
+        PimcConfig {
+            opponent: Opponent::Read(default_library()),
+            ..PimcConfig::default()
         }
     }
 }
@@ -67,35 +96,59 @@ impl Default for PimcConfig {
 /// Solver nodes per decision by default (about 50-100 ms at worst).
 pub const DEFAULT_SOLVER_NODES: u64 = 400_000;
 
-/// Worlds per decision by default.
+/// Worlds sampled per decision by default.
 pub const DEFAULT_WORLDS: u32 = 1000;
+
+/// Worlds sampled to read the opponent's moves in an endgame, where the hand is known
+/// but not when its tiles came.
+pub const READ_WORLDS: u32 = 200;
 
 /// The PIMC player.
 pub struct Pimc {
     config: PimcConfig,
     rng: ChaCha8Rng,
     solver: Solver,
+    reader: Option<Reader>,
     last_work: u64,
     total_work: u64,
 }
 
 impl Pimc {
     pub fn new(config: PimcConfig, seed: u64) -> Pimc {
+        let reader = match &config.opponent {
+            Opponent::Read(models) => Some(Reader::new(models.clone())),
+            Opponent::Fixed(_) => None,
+        };
         Pimc {
             config,
             rng: ChaCha8Rng::seed_from_u64(seed),
             solver: Solver::new(),
+            reader,
             last_work: 0,
             total_work: 0,
         }
     }
 
-    pub fn config(&self) -> PimcConfig {
-        self.config
+    pub fn config(&self) -> &PimcConfig {
+        &self.config
+    }
+
+    /// The posterior weight of each model of the opponent, by name, after the moves
+    /// read so far in this game; `None` for a fixed opponent.
+    pub fn opponent_posterior(&self) -> Option<Vec<(String, f64)>> {
+        let reader = self.reader.as_ref()?;
+        Some(
+            reader
+                .models()
+                .iter()
+                .map(|m| m.name.clone())
+                .zip(reader.posterior())
+                .collect(),
+        )
     }
 
     /// Rollouts run for the last decision (at most `k` per legal move, plus one per
-    /// optimal move in a solved endgame).
+    /// optimal move and model in a solved endgame).
     pub fn last_work(&self) -> u64 {
         self.last_work
     }
@@ -110,44 +163,158 @@ impl Pimc {
         u64::from(self.config.worlds) * moves as u64
     }
 
-    fn decide(&mut self, view: &DominoView<'_>) -> DominoMove {
+    /// `count` worlds: the opponent's hand and the stock order, from the belief. A
+    /// reading player also gets, for each world and each of the opponent's placements
+    /// `observed`, the tiles of its hand that it already held then (world-major).
+    fn sample_worlds(
+        &mut self,
+        base: &Sim,
+        belief: &Belief,
+        count: u32,
+        observed: &[Observation],
+    ) -> (Vec<Sim>, Vec<u64>) {
+        let reading = self.reader.is_some();
+        let mut held = Vec::new();
+        let worlds = (0..count)
+            .map(|_| {
+                let mut world = *base;
+                let opp = if reading {
+                    let start = held.len();
+                    held.resize(start + observed.len(), 0);
+                    belief.sample_hand_by_group(&mut self.rng, |group, tiles| {
+                        for (h, obs) in held[start..].iter_mut().zip(observed) {
+                            if group.born < obs.at {
+                                *h |= tiles;
+                            }
+                        }
+                    })
+                } else {
+                    belief.sample_hand(&mut self.rng)
+                };
+                world.hands[1] = opp;
+                let n = shuffled(&mut self.rng, belief.unseen & !opp, &mut world.stock);
+                world.stock_front = 0;
+                world.stock_end = n as u8;
+                world
+            })
+            .collect();
+        (worlds, held)
+    }
+
+    /// Reads the opponent's moves over `worlds`; returns each world's weight and the
+    /// model its rollouts use (a fixed opponent: weight 1, model 0).
+    fn read_opponent(
+        &mut self,
+        view: &DominoView<'_>,
+        observed: &[Observation],
+        worlds: &[Sim],
+        held: &[u64],
+    ) -> Vec<(f64, usize)> {
+        let Some(reader) = self.reader.as_mut() else {
+            return vec![(1.0, 0); worlds.len()];
+        };
+        let joint = reader.update(view, observed, worlds.len(), held);
+        let m = reader.models().len();
+        joint
+            .chunks(m)
+            .map(|row| {
+                let total: f64 = row.iter().sum();
+                // The model of this world's rollouts, drawn by its joint weight.
+                let mut x = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
+                let mut pick = m - 1;
+                for (k, &p) in row.iter().enumerate() {
+                    if x < p {
+                        pick = k;
+                        break;
+                    }
+                    x -= p;
+                }
+                (total, pick)
+            })
+            .collect()
+    }
+
+    /// The opponent's rollout policy for a world's model.
+    fn opponent_policy(&self, model: usize) -> &Policy {
+        match &self.config.opponent {
+            Opponent::Fixed(p) => p,
+            Opponent::Read(models) => &models[model].rollout,
+        }
+    }
+
+    /// The move for `view`, for an analysis that may show the opponent's hand: with
+    /// `opponent_hand` (a tile mask) every sampled world holds exactly that hand.
+    /// Cheating; only the `oracle` analysis (`examples/dominoes_oracle.rs`) uses it.
+    pub fn play_seeing(&mut self, view: &DominoView<'_>, opponent_hand: u64) -> DominoMove {
+        self.decide(view, Some(opponent_hand))
+    }
+
+    fn decide(&mut self, view: &DominoView<'_>, opponent_hand: Option<u64>) -> DominoMove {
         self.last_work = 0;
         let moves = view.legal_moves();
+        let reading = self.reader.is_some();
         if moves.len() == 1 {
+            // Nothing to decide; the opponent's moves are read again at the next choice.
             return moves[0];
         }
-        let belief = Belief::of(view);
+        let mut belief = Belief::of(view);
+        if let Some(hand) = opponent_hand {
+            belief = belief.knowing(hand);
+        }
         let base = base_sim(view, &belief);
+        let observed = if reading {
+            observations(view)
+        } else {
+            Vec::new()
+        };
         if self.config.endgame
             && let Some(eg) = endgame_of(view)
             && let Some(sol) = self.solver.solve_within(&eg, self.config.solver_nodes)
         {
-            let mut best = (u32::MAX, sol.best[0]);
+            // One world: the opponent's hand is known. Among the optimal moves, the one
+            // whose rollouts against the modelled opponent score best.
+            if reading {
+                // The hand is known, but not which of its tiles were held at each
+                // placement: sample that.
+                let (worlds, held) = self.sample_worlds(&base, &belief, READ_WORLDS, &observed);
+                self.read_opponent(view, &observed, &worlds, &held);
+            }
+            if let Some(m) = self.respond(view, &base, &sol) {
+                return m;
+            }
+            let models = self.reader.as_ref().map_or(vec![1.0], Reader::posterior);
+            let mut best = (f64::NEG_INFINITY, sol.best[0]);
             for &m in &sol.best {
-                let mut sim = base;
-                let score = self.play_out(&mut sim, view, m);
-                if best.0 == u32::MAX || score > best.0 {
+                let mut score = 0.0;
+                for (k, &w) in models.iter().enumerate() {
+                    if w > 0.0 {
+                        let mut sim = base;
+                        score += w * f64::from(self.play_out(&mut sim, view, m, k));
+                    }
+                }
+                if score > best.0 {
                     best = (score, m);
                 }
             }
             return best.1;
         }
-        let worlds = if belief.exact() {
+        let count = if belief.exact() && !reading {
             1
         } else {
             self.config.worlds.max(1)
         };
-        let mut totals = vec![0u32; moves.len()];
-        for _ in 0..worlds {
-            let mut world = base;
-            let opp = belief.sample_hand(&mut self.rng);
-            world.hands[1] = opp;
-            let n = shuffled(&mut self.rng, belief.unseen & !opp, &mut world.stock);
-            world.stock_front = 0;
-            world.stock_end = n as u8;
+        let (worlds, held) = self.sample_worlds(&base, &belief, count, &observed);
+        let weights = self.read_opponent(view, &observed, &worlds, &held);
+        // Worlds this unlikely change no total noticeably: skip their rollouts.
+        let top = weights.iter().fold(0.0f64, |a, w| a.max(w.0));
+        let mut totals = vec![0.0f64; moves.len()];
+        for (world, &(weight, model)) in worlds.iter().zip(&weights) {
+            if weight < top * NEGLIGIBLE {
+                continue;
+            }
             for (i, &m) in moves.iter().enumerate() {
-                let mut sim = world;
-                totals[i] += self.play_out(&mut sim, view, m);
+                let mut sim = *world;
+                totals[i] += weight * f64::from(self.play_out(&mut sim, view, m, model));
             }
         }
         let mut best = 0;
@@ -159,8 +326,56 @@ impl Pimc {
         moves[best]
     }
 
-    /// Plays `m` in `sim` (us = seat 0) and rolls out; half points for us.
-    fn play_out(&mut self, sim: &mut Sim, view: &DominoView<'_>, m: DominoMove) -> u32 {
+    /// A reading player's endgame move: the best response to the opponent's models,
+    /// each weighed by its posterior, the catch-all and `random` counting as perfect
+    /// play (the solver's values); ties go to the better value under perfect play, then the
+    /// earlier move. `None` for a fixed opponent, or when a search runs out of nodes.
+    fn respond(&self, view: &DominoView<'_>, base: &Sim, sol: &Solution) -> Option<DominoMove> {
+        let reader = self.reader.as_ref()?;
+        let posterior = reader.posterior();
+        let mut scores: Vec<f64> = sol.move_values.iter().map(|_| 0.0).collect();
+        for (model, &w) in reader.models().iter().zip(&posterior) {
+            if w < MODEL_WEIGHT_FLOOR {
+                continue;
+            }
+            let mut nodes = RESPONSE_NODES;
+            for (score, (&m, &perfect)) in scores
+                .iter_mut()
+                .zip(sol.moves.iter().zip(&sol.move_values))
+            {
+                let v = match &model.likelihood {
+                    Likelihood::Exact(policy) => {
+                        let placement = match m {
+                            DominoMove::Place { end, index } => {
+                                Some((view.hand()[index as usize], end))
+                            }
+                            DominoMove::Draw | DominoMove::Pass => None,
+                        };
+                        f64::from(response::value_after(base, placement, policy, &mut nodes)?) / 2.0
+                    }
+                    Likelihood::SoftSmart(_) | Likelihood::Uniform => perfect,
+                };
+                *score += w * v;
+            }
+        }
+        let mut best = 0;
+        for i in 1..scores.len() {
+            if (scores[i], sol.move_values[i]) > (scores[best], sol.move_values[best]) {
+                best = i;
+            }
+        }
+        sol.moves.get(best).copied()
+    }
+
+    /// Plays `m` in `sim` (us = seat 0) and rolls out with the opponent as `model`;
+    /// half points for us.
+    fn play_out(
+        &mut self,
+        sim: &mut Sim,
+        view: &DominoView<'_>,
+        m: DominoMove,
+        model: usize,
+    ) -> u32 {
         self.last_work += 1;
         self.total_work += 1;
         match m {
@@ -176,14 +391,23 @@ impl Pimc {
                 }
             }
         }
-        let (res, _) = sim.rollout([self.config.policy, self.config.opp_policy]);
+        let (res, _) = sim.rollout([&self.config.policy, self.opponent_policy(model)]);
         res.half_points(0)
     }
 }
 
+/// Models below this posterior weight are left out of the endgame response.
+pub const MODEL_WEIGHT_FLOOR: f64 = 0.01;
+
+/// Search nodes for the endgame response to one model.
+pub const RESPONSE_NODES: u64 = 200_000;
+
+/// A world weighing less than this fraction of the heaviest is not rolled out.
+pub const NEGLIGIBLE: f64 = 1e-3;
+
 /// The sim for a view with us as seat 0; the opponent's hand and the stock are left
 /// for the caller to fill (in an exact endgame they are filled: the unseen tiles).
-pub(crate) fn base_sim(view: &DominoView<'_>, belief: &Belief) -> Sim {
+pub fn base_sim(view: &DominoView<'_>, belief: &Belief) -> Sim {
     let me = view.seat();
     let hand = view.hand().iter().fold(0u64, |m, t| m | t.bit());
     let all = (1u64 << arena_core::dominoes::set_size(view.case().n())) - 1;
@@ -207,7 +431,14 @@ pub(crate) fn base_sim(view: &DominoView<'_>, belief: &Belief) -> Sim {
 }
 
 impl Agent<Dominoes> for Pimc {
+    fn reset(&mut self, _start: &DominoView<'_>) -> Result<(), AgentError> {
+        if let Some(r) = self.reader.as_mut() {
+            r.reset();
+        }
+        Ok(())
+    }
+
     fn play(&mut self, view: &DominoView<'_>) -> Result<DominoMove, AgentError> {
-        Ok(self.decide(view))
+        Ok(self.decide(view, None))
     }
 }

@@ -6,15 +6,49 @@
 //! its hand, the line, and the public void numbers of the other (set to the open ends
 //! on a draw, widened by a pass).
 
+use std::sync::Arc;
+
 use arena_core::dominoes::{End, PIP_MASKS, Tile};
 
-/// A rollout policy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+use crate::learned::LearnedPolicy;
+use crate::learned::dominoes::Context;
+
+/// A rollout policy: a deterministic player on full-information positions, used for
+/// our side of a rollout and as a model of the opponent.
+#[derive(Clone, Debug, PartialEq)]
 pub enum Policy {
     /// Heaviest tile first, doubles before singles of the same weight.
     Greedy,
     /// The playability/blocking heuristic of [`smart_score`].
     Smart,
+    /// A learned evaluator (`tc-server` and `learned`: the built-in weights;
+    /// `learned:weights=FILE`).
+    Learned(Arc<LearnedPolicy>),
+    /// Any placement, as if at random: scores are a hash of the position and the
+    /// placement, so rollouts stay a function of the world (no generator inside).
+    Random,
+}
+
+impl Policy {
+    /// The `tc-server` policy: the learned evaluator with the built-in weights.
+    pub fn tc_server() -> Policy {
+        // Parsed once per process: agents are built for every game.
+        static TC_SERVER: std::sync::OnceLock<Arc<LearnedPolicy>> = std::sync::OnceLock::new();
+        Policy::Learned(Arc::clone(
+            TC_SERVER.get_or_init(|| Arc::new(LearnedPolicy::built_in("tc-server"))),
+        ))
+    }
+}
+
+impl std::fmt::Display for Policy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Policy::Greedy => f.write_str("greedy"),
+            Policy::Random => f.write_str("random"),
+            Policy::Smart => f.write_str("smart"),
+            Policy::Learned(p) => f.write_str(p.name()),
+        }
+    }
 }
 
 impl std::str::FromStr for Policy {
@@ -22,8 +56,20 @@ impl std::str::FromStr for Policy {
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         match s {
             "greedy" => Ok(Policy::Greedy),
+            "random" => Ok(Policy::Random),
             "smart" => Ok(Policy::Smart),
-            _ => Err("expected greedy or smart".into()),
+            "tc-server" => Ok(Policy::tc_server()),
+            "learned" => Ok(Policy::Learned(Arc::new(LearnedPolicy::built_in(
+                "learned",
+            )))),
+            _ => match s.strip_prefix("learned:weights=") {
+                Some(path) => LearnedPolicy::from_file(std::path::Path::new(path))
+                    .map(|p| Policy::Learned(Arc::new(p)))
+                    .map_err(|e| e.to_string()),
+                None => {
+                    Err("expected greedy, smart, tc-server, learned or learned:weights=FILE".into())
+                }
+            },
         }
     }
 }
@@ -88,6 +134,14 @@ pub fn smart_score(hand: u64, t: Tile, nl: u8, nr: u8, unseen: u64, opp_void: u1
         + if t.is_double() { w.double } else { 0 }
 }
 
+/// A 64-bit mixing function (splitmix64's finalizer).
+#[inline]
+fn mix(mut x: u64) -> u64 {
+    x = (x ^ (x >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    x = (x ^ (x >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    x ^ (x >> 31)
+}
+
 /// The greedy weight of a tile: pips, then doubles first.
 #[inline]
 pub fn greedy_score(t: Tile) -> i32 {
@@ -133,45 +187,99 @@ impl SimResult {
 }
 
 impl Sim {
-    /// The move `policy` chooses for the player to move: `Some((tile, end))`, or `None`
-    /// when nothing fits (draw or pass).
+    /// Calls `f` with every placement open to the player to move, by tile index, the
+    /// left end first; a tile matching both of two equal ends is offered once (left).
     #[inline]
-    pub fn choose(&self, policy: Policy) -> Option<(Tile, End)> {
-        let p = self.to_move as usize;
-        let hand = self.hands[p];
+    pub fn for_each_placement(&self, mut f: impl FnMut(Tile, End)) {
         let (l, r) = (self.l, self.r);
-        let playable = hand & ends_mask(l, r);
-        if playable == 0 {
-            return None;
-        }
-        let unseen = self.all & !self.line & !hand;
-        let opp_void = self.void[1 - p];
-        let mut best = (i32::MIN, Tile::from_index(0), End::Left);
-        let mut bits = playable;
+        let mut bits = self.hands[self.to_move as usize] & ends_mask(l, r);
         while bits != 0 {
             let t = Tile::from_index(bits.trailing_zeros() as u8);
             bits &= bits - 1;
-            for end in [End::Left, End::Right] {
-                let fits = match end {
-                    End::Left => t.has(l),
-                    End::Right => t.has(r) && !(l == r && t.has(l)),
-                };
-                if !fits {
-                    continue;
-                }
-                let s = match policy {
-                    Policy::Greedy => greedy_score(t),
-                    Policy::Smart => {
-                        let (nl, nr) = after(t, end, l, r);
-                        smart_score(hand, t, nl, nr, unseen, opp_void)
-                    }
-                };
-                if s > best.0 {
-                    best = (s, t, end);
-                }
+            if t.has(l) {
+                f(t, End::Left);
+            }
+            if t.has(r) && l != r {
+                f(t, End::Right);
             }
         }
-        Some((best.1, best.2))
+    }
+
+    /// The record the player to move decides from, for learned policies.
+    pub(crate) fn context(&self) -> Context {
+        let p = self.to_move as usize;
+        let size = self.all.count_ones();
+        let n = (1..=9u8)
+            .find(|&n| u32::from(n) * u32::from(n + 1) / 2 == size)
+            .expect("a full set of 5..=9 numbers");
+        Context::of_masks(
+            n,
+            self.hands[p],
+            self.line,
+            usize::from(self.stock_end - self.stock_front),
+            self.hands[1 - p].count_ones() as usize,
+            (self.void[p], self.void[1 - p]),
+        )
+    }
+
+    /// Calls `f` with every placement open to the player to move and its score under
+    /// `policy` (higher is better), in [`Sim::for_each_placement`] order.
+    #[inline]
+    pub fn score_placements(&self, policy: &Policy, mut f: impl FnMut(Tile, End, f64)) {
+        let p = self.to_move as usize;
+        let hand = self.hands[p];
+        let (l, r) = (self.l, self.r);
+        match policy {
+            Policy::Greedy => self.for_each_placement(|t, end| f(t, end, greedy_score(t).into())),
+            Policy::Random => {
+                let state = hand ^ self.line.rotate_left(21) ^ u64::from(self.l) << 58;
+                self.for_each_placement(|t, end| {
+                    let x = state ^ u64::from(t.index()) << 1 ^ u64::from(end == End::Right);
+                    f(t, end, (mix(x) >> 11) as f64);
+                });
+            }
+            Policy::Smart => {
+                let unseen = self.all & !self.line & !hand;
+                let opp_void = self.void[1 - p];
+                self.for_each_placement(|t, end| {
+                    let (nl, nr) = after(t, end, l, r);
+                    f(
+                        t,
+                        end,
+                        smart_score(hand, t, nl, nr, unseen, opp_void).into(),
+                    );
+                });
+            }
+            Policy::Learned(learned) => {
+                let ctx = self.context();
+                self.for_each_placement(|t, end| {
+                    let (nl, nr) = after(t, end, l, r);
+                    f(t, end, learned.value(&ctx, t, nl, nr));
+                });
+            }
+        }
+    }
+
+    /// The move `policy` chooses for the player to move: `Some((tile, end))`, or `None`
+    /// when nothing fits (draw or pass). Ties go to the first placement in order.
+    #[inline]
+    pub fn choose(&self, policy: &Policy) -> Option<(Tile, End)> {
+        let mut only = None;
+        let mut count = 0;
+        self.for_each_placement(|t, end| {
+            count += 1;
+            only = Some((t, end));
+        });
+        if count <= 1 {
+            return only;
+        }
+        let mut best: Option<(f64, Tile, End)> = None;
+        self.score_placements(policy, |t, end, s| {
+            if best.is_none_or(|(b, _, _)| s > b) {
+                best = Some((s, t, end));
+            }
+        });
+        best.map(|(_, t, end)| (t, end))
     }
 
     /// Places `t` at `end` for the player to move. Returns true if that player went out.
@@ -221,7 +329,7 @@ impl Sim {
 
     /// Plays to the end with `policies[seat]` for each seat; returns the result and the
     /// number of decisions simulated.
-    pub fn rollout(&mut self, policies: [Policy; 2]) -> (SimResult, u32) {
+    pub fn rollout(&mut self, policies: [&Policy; 2]) -> (SimResult, u32) {
         let mut steps = 0;
         loop {
             steps += 1;

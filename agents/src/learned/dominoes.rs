@@ -44,6 +44,11 @@ pub const FEATURES: &[&str] = &[
     "line_len",          // tiles in the line
 ];
 
+/// `FEATURES.len()`.
+pub const FEATURE_COUNT: usize = 29;
+
+const _: () = assert!(FEATURES.len() == FEATURE_COUNT);
+
 /// What a decision shares across its candidate moves: the public record digested.
 pub(crate) struct Context {
     n: u8,
@@ -110,19 +115,54 @@ impl Context {
         }
     }
 
+    /// The record seen by the player to move in a rollout position: its hand, the line,
+    /// the stock size, the other's hand size and both seats' public voids.
+    pub(crate) fn of_masks(
+        n: u8,
+        hand: u64,
+        line: u64,
+        stock: usize,
+        opp: usize,
+        voids: (u16, u16),
+    ) -> Context {
+        let all = (1u64 << arena_core::dominoes::set_size(n)) - 1;
+        Context {
+            n,
+            hand,
+            hand_len: hand.count_ones() as usize,
+            line,
+            unseen: all & !line & !hand,
+            stock,
+            opp,
+            my_voids: voids.0,
+            opp_voids: voids.1,
+            line_len: line.count_ones() as usize,
+        }
+    }
+
     /// The features after placing `tile` so that the ends become `l`, `r`.
     pub(crate) fn features(&self, tile: Tile, l: u8, r: u8, out: &mut Vec<f64>) {
         out.clear();
+        out.extend(self.feature_array(tile, l, r));
+    }
+
+    /// [`Context::features`] without allocating.
+    pub(crate) fn feature_array(&self, tile: Tile, l: u8, r: u8) -> [f64; FEATURE_COUNT] {
         let hand = self.hand & !tile.bit();
         let line = self.line | tile.bit();
         let h = self.hand_len - 1;
         let k = self.opp;
         let s = self.stock;
         let ends = PIP_MASKS[l as usize] | PIP_MASKS[r as usize];
-        let tiles = |mask: u64| {
-            (0..45u8)
-                .filter(move |i| mask >> i & 1 == 1)
-                .map(Tile::from_index)
+        // The set bits only: this runs for every candidate of every rollout decision.
+        let tiles = |mut mask: u64| {
+            std::iter::from_fn(move || {
+                (mask != 0).then(|| {
+                    let i = mask.trailing_zeros() as u8;
+                    mask &= mask - 1;
+                    Tile::from_index(i)
+                })
+            })
         };
         let my_pips: u32 = tiles(hand).map(Tile::pips).sum();
         let unseen_n = self.unseen.count_ones();
@@ -173,7 +213,7 @@ impl Context {
             }
         }
         let empty = f64::from(u8::from(s == 0));
-        out.extend([
+        [
             h as f64,
             k as f64,
             h as f64 - k as f64,
@@ -207,8 +247,7 @@ impl Context {
             if k == 1 { 1.0 - p_stuck } else { 0.0 },
             f64::from(self.n),
             (self.line_len + 1) as f64,
-        ]);
-        debug_assert_eq!(out.len(), FEATURES.len());
+        ]
     }
 }
 
@@ -318,5 +357,53 @@ pub fn default_weights() -> Weights {
 impl Agent<Dominoes> for LearnedDominoes {
     fn play(&mut self, view: &DominoView<'_>) -> Result<DominoMove, AgentError> {
         Ok(choose(view, &mut self.eval, &mut self.buf, &mut self.feats))
+    }
+}
+
+/// The learned evaluator as a rollout policy and opponent model: on any position it
+/// picks what [`LearnedDominoes`] would (the same features and arithmetic, so the same
+/// values), from tile masks instead of a view. Shared by reference across worlds.
+#[derive(Clone, Debug)]
+pub struct LearnedPolicy {
+    name: String,
+    eval: Evaluator,
+}
+
+impl PartialEq for LearnedPolicy {
+    /// Policies are named after their weights: the built-in ones or a file.
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl LearnedPolicy {
+    /// The built-in weights, under `name` (`tc-server` or `learned`).
+    pub fn built_in(name: &str) -> LearnedPolicy {
+        LearnedPolicy {
+            name: name.to_owned(),
+            eval: default_weights().evaluator(),
+        }
+    }
+
+    /// The weights in `path`, named `learned:weights=<path>`.
+    pub fn from_file(path: &std::path::Path) -> Result<LearnedPolicy, WeightsError> {
+        let w = Weights::load(path, GameKind::Dominoes, FEATURES)?;
+        Ok(LearnedPolicy {
+            name: format!("learned:weights={}", path.display()),
+            eval: w.evaluator(),
+        })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The predicted chance of winning after placing `tile` so the ends become `(l, r)`,
+    /// for the player whose record is `ctx`; placing the last tile rates 2 (D12).
+    pub(crate) fn value(&self, ctx: &Context, tile: Tile, l: u8, r: u8) -> f64 {
+        if ctx.hand_len == 1 {
+            return 2.0;
+        }
+        self.eval.value_of(&ctx.feature_array(tile, l, r))
     }
 }

@@ -15,7 +15,7 @@ pub mod quarto;
 pub mod train;
 pub mod weights;
 
-pub use dominoes::LearnedDominoes;
+pub use dominoes::{LearnedDominoes, LearnedPolicy};
 pub use quarto::LearnedQuarto;
 pub use train::{TrainEvent, total_steps, train_dominoes, train_quarto};
 pub use weights::{GameKind, TrainParams, Weights, WeightsError};

@@ -257,6 +257,9 @@ impl Weights {
     }
 }
 
+/// The most features [`Evaluator::value_of`] takes.
+pub const MAX_INPUTS: usize = 64;
+
 /// A model with its standardization: raw features in, chance of winning out.
 #[derive(Clone, Debug)]
 pub struct Evaluator {
@@ -284,6 +287,17 @@ impl Evaluator {
                 .zip(self.mean.iter().zip(&self.scale))
                 .map(|(x, (m, s))| (x - m) / s),
         );
+    }
+
+    /// [`Evaluator::value`] without a buffer (at most [`MAX_INPUTS`] features), for
+    /// callers that share the evaluator: the same value, bit for bit.
+    pub fn value_of(&self, raw: &[f64]) -> f64 {
+        let mut x = [0.0; MAX_INPUTS];
+        let x = &mut x[..raw.len()];
+        for (i, v) in x.iter_mut().enumerate() {
+            *v = (raw[i] - self.mean[i]) / self.scale[i];
+        }
+        self.model.predict(x)
     }
 
     /// The predicted chance that the player who just moved wins.
