@@ -278,9 +278,20 @@ impl Searcher {
 
     /// [`search`] with this table.
     pub fn search(&self, holes: u64, visit: &mut dyn FnMut(&[Placement]) -> bool) -> u64 {
+        self.search_within(holes, u64::MAX, visit).0
+    }
+
+    /// [`search`], giving up past `max_nodes` nodes: returns the nodes searched and
+    /// whether the search finished (or was stopped by `visit`) within the budget.
+    pub fn search_within(
+        &self,
+        holes: u64,
+        max_nodes: u64,
+        visit: &mut dyn FnMut(&[Placement]) -> bool,
+    ) -> (u64, bool) {
         let free = u32::from(CIRCLES) - holes.count_ones();
         if free < 30 {
-            return 0;
+            return (0, true);
         }
         let circles = ((1u128 << CIRCLES) - 1) << SQUARES;
         let holes = u128::from(holes) << SQUARES;
@@ -294,10 +305,11 @@ impl Searcher {
             primary,
             stack: Vec::with_capacity(PIECES),
             nodes: 0,
+            max_nodes,
             visit,
         };
         x.go(holes);
-        x.nodes
+        (x.nodes, x.nodes <= x.max_nodes)
     }
 }
 
@@ -307,6 +319,7 @@ struct AlgorithmX<'a> {
     primary: u128,
     stack: Vec<Placement>,
     nodes: u64,
+    max_nodes: u64,
     visit: &'a mut dyn FnMut(&[Placement]) -> bool,
 }
 
@@ -314,6 +327,9 @@ impl AlgorithmX<'_> {
     /// `false` once the visitor asked to stop.
     fn go(&mut self, used: u128) -> bool {
         self.nodes += 1;
+        if self.nodes > self.max_nodes {
+            return false;
+        }
         let open = self.primary & !used;
         if open == 0 {
             return (self.visit)(&self.stack);
