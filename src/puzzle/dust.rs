@@ -56,8 +56,13 @@ impl Board {
     pub fn cluster(&self, cell: usize) -> u64 {
         let colour = self.cells[cell];
         let mut seen = 1u64 << cell;
-        let mut stack = vec![cell];
-        while let Some(c) = stack.pop() {
+        // A fixed stack: the solvers call this millions of times.
+        let mut stack = [0u8; CELLS];
+        stack[0] = cell as u8;
+        let mut len = 1;
+        while len > 0 {
+            len -= 1;
+            let c = stack[len] as usize;
             let (x, y) = (c % WIDTH, c / WIDTH);
             let neighbours = [
                 (x > 0).then(|| c - 1),
@@ -68,7 +73,8 @@ impl Board {
             for n in neighbours.into_iter().flatten() {
                 if self.cells[n] == colour && seen & 1 << n == 0 {
                     seen |= 1 << n;
-                    stack.push(n);
+                    stack[len] = n as u8;
+                    len += 1;
                 }
             }
         }
@@ -89,28 +95,38 @@ impl Board {
     /// x = 3 and those of x = 4..7 toward x = 4, each keeping its order (U3).
     pub fn settle(&mut self) {
         for x in 0..WIDTH {
-            let column: Vec<u8> = (0..HEIGHT)
-                .map(|y| self.get(x, y))
-                .filter(|&c| c != 0)
-                .collect();
+            let mut to = 0;
             for y in 0..HEIGHT {
-                self.cells[x + WIDTH * y] = column.get(y).copied().unwrap_or(0);
+                let c = self.cells[x + WIDTH * y];
+                if c != 0 {
+                    self.cells[x + WIDTH * to] = c;
+                    to += 1;
+                }
+            }
+            for y in to..HEIGHT {
+                self.cells[x + WIDTH * y] = 0;
             }
         }
         let half = WIDTH / 2;
         for y in 0..HEIGHT {
             let row = &mut self.cells[WIDTH * y..WIDTH * (y + 1)];
-            let left: Vec<u8> = row[..half]
-                .iter()
-                .rev()
-                .copied()
-                .filter(|&c| c != 0)
-                .collect();
-            let right: Vec<u8> = row[half..].iter().copied().filter(|&c| c != 0).collect();
-            for i in 0..half {
-                row[half - 1 - i] = left.get(i).copied().unwrap_or(0);
-                row[half + i] = right.get(i).copied().unwrap_or(0);
+            // Left half: scan from the centre outward, writing toward the centre.
+            let mut to = half;
+            for x in (0..half).rev() {
+                if row[x] != 0 {
+                    to -= 1;
+                    row[to] = row[x];
+                }
             }
+            row[..to].fill(0);
+            let mut to = half;
+            for x in half..WIDTH {
+                if row[x] != 0 {
+                    row[to] = row[x];
+                    to += 1;
+                }
+            }
+            row[to..].fill(0);
         }
     }
 
