@@ -22,6 +22,7 @@ pub mod agent;
 pub mod dominoes;
 pub mod game;
 pub mod protocol;
+pub mod puzzle;
 pub mod quarto;
 pub mod rng;
 

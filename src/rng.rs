@@ -29,6 +29,10 @@ impl Purpose {
 pub enum Family {
     Dominoes = 1,
     Quarto = 2,
+    /// The puzzles (`crate::puzzle`): one stream per instance, keyed by its seed alone.
+    Detrak = 3,
+    DominoPeg = 4,
+    Dust = 5,
 }
 
 /// The coordinates of one stream: `(family, case key, matchup, pair, purpose)`.

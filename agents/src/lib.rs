@@ -2,6 +2,7 @@
 
 pub mod dominoes;
 pub mod learned;
+pub mod puzzles;
 pub mod quarto;
 pub mod spec;
 

@@ -1,2 +1,3 @@
 pub mod dominoes;
+pub mod puzzles;
 pub mod quarto;

@@ -1,12 +1,14 @@
 //! The command line: argument types, and for each subcommand the call into the library.
 //! Nothing here plays, writes or renders by itself.
 
+mod puzzles;
 mod run;
 mod tools;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
 
+pub use puzzles::{GenArgs, ScoreArgs};
 pub use run::{MatchArgs, MergeArgs, ReplayArgs, ReportArgs, RunArgs, ShardArgs};
 pub use tools::{BookArgs, PerftArgs, ServeArgs, SolveArgs};
 
@@ -39,8 +41,13 @@ pub enum Command {
     Serve(ServeArgs),
     /// Train a learned evaluator and write its weights file (docs/training.md).
     Train(crate::train::TrainArgs),
-    /// Exact values and optimal moves of positions (D17 / Q9 notation).
+    /// Exact values and optimal moves of positions (D17 / Q9 notation), or the best
+    /// answer to a puzzle instance (detrak, dominopeg, dust) and whether it is optimal.
     Solve(SolveArgs),
+    /// Write puzzle instances, one file per seed (`in/0000.txt`, …).
+    Gen(GenArgs),
+    /// Referee a puzzle answer: prints `Score = N` or why the answer is invalid.
+    Score(ScoreArgs),
     /// Build an opening book of exact values (Quarto), or re-prove one with --verify.
     Book(BookArgs),
     /// Internal: confine this process with Landlock, then become an external agent.
@@ -66,6 +73,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Train(args) => crate::train::run(args),
         Command::Solve(args) => tools::solve(args),
         Command::Book(args) => tools::book(args),
+        Command::Gen(args) => puzzles::generate(args),
+        Command::Score(args) => puzzles::score(args),
         Command::Sandbox(args) => crate::sandbox::run(args),
     }
 }

@@ -33,8 +33,9 @@ pub struct PerftArgs {
 
 #[derive(clap::Args, Debug)]
 pub struct SolveArgs {
-    /// The game: `dominoes` (D17 endgames) or `quarto` (Q9 positions).
-    #[arg(value_parser = task::parse_name)]
+    /// A game (dominoes: D17 endgames; quarto: Q9 positions) or a puzzle (detrak,
+    /// dominopeg, dust).
+    #[arg(value_parser = parse_game_or_puzzle)]
     pub game: String,
     /// A position; without one, positions are read from stdin, one per line.
     pub position: Option<String>,
@@ -132,7 +133,17 @@ fn format(json: bool, s: &Solved) -> String {
     }
 }
 
+fn parse_game_or_puzzle(s: &str) -> Result<String, String> {
+    if s.parse::<arena_core::puzzle::PuzzleKind>().is_ok() {
+        return Ok(s.to_owned());
+    }
+    task::parse_name(s).map_err(|e| format!("{e}, and the puzzles detrak, dominopeg, dust"))
+}
+
 pub fn solve(args: SolveArgs) -> Result<()> {
+    if let Ok(kind) = args.game.parse::<arena_core::puzzle::PuzzleKind>() {
+        return super::puzzles::solve(kind, args.position.as_deref(), args.json, args.nodes);
+    }
     let task = task::lookup(&args.game)?;
     let options = SolveOptions {
         variant: args.variant.clone(),
