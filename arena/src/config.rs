@@ -145,6 +145,19 @@ impl Config {
     }
 }
 
+/// The longest answer line a puzzle run accepts by default (a dust answer can run to a
+/// few hundred bytes; a game's move fits in the default 64).
+pub const PUZZLE_MAX_LINE: usize = 4096;
+
+/// A puzzle run raises the default `max_line` to [`PUZZLE_MAX_LINE`] (a value set in the
+/// config stays, unless it is the games' default).
+fn puzzle_limits(solo: bool, mut limits: Limits) -> Limits {
+    if solo && limits.max_line == Limits::default().max_line {
+        limits.max_line = PUZZLE_MAX_LINE;
+    }
+    limits
+}
+
 /// A named agent of a resolved plan.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlanAgent {
@@ -175,11 +188,22 @@ impl Plan {
         let task = crate::task::lookup(&config.game)?;
         let default_cases = task.default_cases();
         let games_per_case = config.games_per_case.unwrap_or(DEFAULT_GAMES_PER_CASE);
-        if games_per_case == 0 || games_per_case % 2 == 1 {
+        let solo = task.seats() == 1;
+        if games_per_case == 0 || (!solo && games_per_case % 2 == 1) {
             return Err(ConfigError::GamesPerCase(games_per_case));
         }
-        if config.agents.len() < 2 {
+        if config.agents.len() < if solo { 1 } else { 2 } {
             return Err(ConfigError::TooFewAgents(config.agents.len()));
+        }
+        if solo && config.sprt.is_some() {
+            return Err(ConfigError::Sprt(
+                "puzzle runs have no SPRT (an SPRT compares two agents' games)".into(),
+            ));
+        }
+        if solo && !config.gauntlet.is_empty() {
+            return Err(ConfigError::Gauntlet(
+                "puzzle runs have no gauntlet: every solver attempts every seed".into(),
+            ));
         }
         if config.agents.len() > 23 {
             return Err(ConfigError::TooManyAgents(config.agents.len()));
@@ -253,7 +277,10 @@ impl Plan {
             seed: config.seed.unwrap_or(DEFAULT_SEED),
             agents,
             sprt: config.sprt,
-            limits: resolve_limits(config.limits.clone().unwrap_or_default())?,
+            limits: resolve_limits(puzzle_limits(
+                solo,
+                config.limits.clone().unwrap_or_default(),
+            ))?,
             gauntlet,
         })
     }
@@ -287,6 +314,11 @@ impl Plan {
         }
     }
 
+    /// Whether the task is one-seat (a puzzle): agents attempt seeds alone.
+    pub fn is_solo(&self) -> bool {
+        self.task().seats() == 1
+    }
+
     /// The plan's task (resolution checked that it exists).
     pub fn task(&self) -> &'static dyn crate::task::Task {
         crate::task::lookup(&self.game).unwrap_or(crate::task::REGISTRY[0])
@@ -307,10 +339,12 @@ impl Plan {
 
     /// The run's schedule shape.
     pub fn schedule(&self) -> crate::engine::Schedule {
+        let seats = self.task().seats();
         crate::engine::Schedule {
             matchups: self.matchups().len() as u16,
             cases: self.cases.len() as u16,
-            pairs_per_case: self.games_per_case / 2,
+            pairs_per_case: self.games_per_case / u32::from(seats),
+            games_per_pair: seats,
         }
     }
 
@@ -319,6 +353,10 @@ impl Plan {
     /// of two gauntlet agents listed once.
     pub fn matchups(&self) -> Vec<(usize, usize)> {
         let n = self.agents.len();
+        if self.is_solo() {
+            // One seat: each agent alone, `(i, i)`.
+            return (0..n).map(|i| (i, i)).collect();
+        }
         if self.gauntlet.is_empty() {
             return (0..n)
                 .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
@@ -473,6 +511,12 @@ mod tests {
                 "quarto",
                 4,
             ),
+            (
+                "puzzles.toml",
+                include_str!("../../configs/puzzles.toml"),
+                "puzzles",
+                3,
+            ),
         ] {
             let c = Config::parse(text, Path::new(name)).unwrap();
             let plan = Plan::resolve(&c).unwrap();
@@ -480,6 +524,9 @@ mod tests {
             assert_eq!(plan.cases.len(), cases, "{name}");
             assert_eq!(plan.games_per_case, 100, "{name}");
             assert!(plan.agents.len() >= 2, "{name}");
+            for a in &plan.agents {
+                plan.task().check_agent(&a.spec).unwrap();
+            }
         }
     }
 

@@ -25,13 +25,6 @@ pub struct JobKey {
     pub game: u8,
 }
 
-impl JobKey {
-    /// The global pair number, `index / 2`: what shards split on.
-    pub fn global_pair(&self) -> u64 {
-        self.index / 2
-    }
-}
-
 /// One of a matchup's two agents, as the row names them (`agent_a`, `agent_b`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Side {
@@ -70,6 +63,8 @@ pub enum Termination {
     Line,
     /// Quarto: the board filled with no line (a draw).
     Full,
+    /// A puzzle: the solver answered (valid or not: see the attempt's score).
+    Answer,
     Timeout,
     Crash,
     Malformed,
@@ -79,11 +74,12 @@ pub enum Termination {
 }
 
 impl Termination {
-    pub const ALL: [Termination; 10] = [
+    pub const ALL: [Termination; 11] = [
         Termination::Domino,
         Termination::Blocked,
         Termination::Line,
         Termination::Full,
+        Termination::Answer,
         Termination::Timeout,
         Termination::Crash,
         Termination::Malformed,
@@ -98,6 +94,7 @@ impl Termination {
             Termination::Blocked => "blocked",
             Termination::Line => "line",
             Termination::Full => "full",
+            Termination::Answer => "answer",
             Termination::Timeout => "timeout",
             Termination::Crash => "crash",
             Termination::Malformed => "malformed",
@@ -111,7 +108,11 @@ impl Termination {
     pub fn is_forfeit(self) -> bool {
         !matches!(
             self,
-            Termination::Domino | Termination::Blocked | Termination::Line | Termination::Full
+            Termination::Domino
+                | Termination::Blocked
+                | Termination::Line
+                | Termination::Full
+                | Termination::Answer
         )
     }
 
@@ -227,6 +228,20 @@ pub struct Duel {
     pub forfeit: Option<Side>,
 }
 
+/// The outcome of a puzzle attempt (one seat): the referee's raw score, or `None` when
+/// the answer was invalid or never came (the record's termination and reason say which).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Attempt {
+    pub score: Option<i64>,
+}
+
+/// A record's outcome: a two-seat game's, or a one-seat puzzle attempt's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Outcome {
+    Duel(Duel),
+    Solo(Attempt),
+}
+
 /// One extra column value a task declares (`Task::extra_columns`).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Extra {
@@ -282,7 +297,7 @@ pub fn reason(text: &str) -> String {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Record {
     pub key: JobKey,
-    pub outcome: Duel,
+    pub outcome: Outcome,
     pub termination: Termination,
     /// Why a forfeit happened (the offending reply, the timeout, the refused move), cut to
     /// [`REASON_MAX`] characters; empty when the game ended by the rules.
@@ -291,6 +306,36 @@ pub struct Record {
     pub plies: u32,
     /// The task's extra columns, in `Task::extra_columns` order.
     pub extras: Extras,
+    /// Wall time of a puzzle attempt, measured by the arena. Never in `games.csv` (it is
+    /// not reproducible): `times.csv` holds it. `None` for games and for records read back.
+    pub elapsed: Option<std::time::Duration>,
+}
+
+impl Record {
+    /// The two-seat outcome, when this is a game.
+    pub fn duel(&self) -> Option<&Duel> {
+        match &self.outcome {
+            Outcome::Duel(d) => Some(d),
+            Outcome::Solo(_) => None,
+        }
+    }
+
+    /// Who forfeited: a game's forfeiting side; a puzzle attempt's only seat (A) when it
+    /// ended by a forfeit.
+    pub fn forfeiter(&self) -> Option<Side> {
+        match &self.outcome {
+            Outcome::Duel(d) => d.forfeit,
+            Outcome::Solo(_) => self.termination.is_forfeit().then_some(Side::A),
+        }
+    }
+
+    /// Agent A's points: its game score, or 1 for a valid puzzle answer (progress bars).
+    pub fn points_a(&self) -> f64 {
+        match &self.outcome {
+            Outcome::Duel(d) => d.score_a.as_f64(),
+            Outcome::Solo(a) => f64::from(u8::from(a.score.is_some())),
+        }
+    }
 }
 
 /// A record's extra column values: the first [`Extras::INLINE`] inside the record, any

@@ -12,8 +12,11 @@ use anyhow::{Context, Result};
 use crate::config::Plan;
 use crate::engine::{self, Execution, Observer, RunEnd, Shard, SprtMonitor, StartupGuard};
 use crate::external::{ExecAgent, ExternalRuntime};
-use crate::report::{ConsoleTable, Exporter, Forfeits, Progress, RunFacts, Tally, export, html};
+use crate::report::{
+    ConsoleTable, Exporter, Forfeits, Progress, RunFacts, Summarizer, Tally, export, html, puzzles,
+};
 use crate::rundir::results::{ResultsWriter, Torn, read_rows};
+use crate::rundir::times::{TIMES_CSV, TimesWriter};
 use crate::rundir::{RunDir, write_atomic};
 
 /// The run stopped on Ctrl-C or SIGTERM; `arena run --resume` finishes it (exit 130).
@@ -62,7 +65,7 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
     let schedule = plan.schedule();
     let total = schedule.shard_len(shard);
     let prepared = plan.task().prepare(plan)?;
-    let mut tally = Tally::new(plan)?;
+    let mut tally = Summarizer::new(plan)?;
     let mut forfeits = Forfeits::new(plan);
     // An SPRT is decided on the whole run in game order; shards leave it to `merge`.
     let mut sprt = match (&plan.sprt, shard.is_whole()) {
@@ -105,6 +108,13 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
     let harness = |e: anyhow::Error| e.context(HarnessFailure);
     let mut writer = ResultsWriter::append(&games_csv, plan, done).map_err(harness)?;
     let mut progress = Progress::new(exec.progress, plan, total, done);
+    let mut times = match plan.is_solo() {
+        true => Some(
+            TimesWriter::append(&run.dir.join(TIMES_CSV), plan, exec.concurrency)
+                .map_err(harness)?,
+        ),
+        false => None,
+    };
     // Only games played now: the ones on disk were judged when they were played.
     let mut guard = StartupGuard::new(
         plan.matchups(),
@@ -123,6 +133,9 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
         if let Some(s) = &mut sprt {
             observers.push(s);
         }
+        if let Some(t) = &mut times {
+            observers.push(t);
+        }
         engine::play_all(
             prepared.as_ref(),
             engine::Span {
@@ -138,6 +151,9 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
     };
     progress.finish();
     writer.flush().map_err(harness)?;
+    if let Some(t) = &mut times {
+        t.flush().map_err(harness)?;
+    }
     if let Some(rt) = &external {
         rt.shutdown();
     }
@@ -185,8 +201,9 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
         run.log(forfeit_list.trim_end())?;
     }
     println!(
-        "{} {played} games, seed {}{}, results in {}\n\n{table}{forfeit_list}",
+        "{} {played} {}, seed {}{}, results in {}\n\n{table}{forfeit_list}",
         plan.game,
+        if plan.is_solo() { "attempts" } else { "games" },
         plan.seed,
         if shard.is_whole() {
             String::new()
@@ -199,13 +216,25 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
 }
 
 /// Writes every summary file and returns the console table.
-pub fn write_summaries(run: &RunDir, tally: &Tally, stopped_early: bool) -> Result<String> {
-    let report = tally.report();
+pub fn write_summaries(run: &RunDir, tally: &Summarizer, stopped_early: bool) -> Result<String> {
     let facts = RunFacts {
         game: run.plan.game.clone(),
         seed: run.plan.seed,
         stopped_early,
     };
+    let tally = match tally {
+        Summarizer::Games(t) => t,
+        Summarizer::Puzzles(t) => {
+            let report = t.report();
+            for exporter in puzzles::summaries() {
+                if let Some(name) = exporter.file_name() {
+                    write_atomic(&run.dir.join(name), &exporter.export(&report, &facts)?)?;
+                }
+            }
+            return puzzles::PuzzleConsole.export(&report, &facts);
+        }
+    };
+    let report = tally.report();
     for exporter in export::summaries() {
         if let Some(name) = exporter.file_name() {
             write_atomic(&run.dir.join(name), &exporter.export(&report, &facts)?)?;
@@ -222,6 +251,12 @@ pub fn write_summaries(run: &RunDir, tally: &Tally, stopped_early: bool) -> Resu
 /// summaries are left as they are); returns its path.
 pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
     let run = RunDir::open(dir)?;
+    if run.plan.is_solo() {
+        anyhow::bail!(
+            "{} is a puzzle run: its report is summary.csv and scores.csv (report.html draws games)",
+            dir.display()
+        );
+    }
     let mut tally = Tally::new(&run.plan)?;
     let games_csv = run.games_csv();
     if games_csv.exists() {

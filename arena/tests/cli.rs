@@ -1235,7 +1235,7 @@ fn solve_quarto_value_only_with_a_node_budget_and_books_that_are_re_proved() {
 fn every_option_has_help_and_match_lists_the_built_ins() {
     for sub in [
         "run", "match", "merge", "replay", "report", "perft", "serve", "train", "solve", "book",
-        "gen", "score",
+        "gen", "score", "vis",
     ] {
         let out = arena().args([sub, "--help"]).output().unwrap();
         assert!(out.status.success(), "{sub}");

@@ -220,3 +220,42 @@ fn solve_dust_reads_stdin_and_prints_moves() {
         .success()
         .stdout(predicate::str::ends_with("not proven\n"));
 }
+
+#[test]
+fn vis_draws_an_answer_as_svg_and_names_a_bad_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let instance = dir.path().join("board.txt");
+    let answer = dir.path().join("answer.txt");
+    std::fs::write(&instance, format!("{SEED_BOARD}\n")).unwrap();
+    // The seed's 11-move optimum (U5), as `arena solve` finds it.
+    let solved = arena()
+        .args(["solve", "dust", SEED_BOARD])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let moves = String::from_utf8(solved).unwrap();
+    let moves = moves.split('\t').nth(1).unwrap().to_owned();
+    std::fs::write(&answer, format!("{moves}\n")).unwrap();
+    let out = dir.path().join("dust.svg");
+    arena()
+        .args(["vis", "dust"])
+        .arg(&instance)
+        .arg(&answer)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .success();
+    let svg = std::fs::read_to_string(&out).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("data-valid=\"true\""));
+    assert_eq!(svg.matches("class=\"board\"").count(), 12);
+    std::fs::write(&answer, "not a move\n").unwrap();
+    arena()
+        .args(["vis", "dust"])
+        .arg(&instance)
+        .arg(&answer)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("answer.txt"));
+}

@@ -4,6 +4,7 @@
 pub mod detrak;
 pub mod dominopeg;
 pub mod dust;
+pub mod registry;
 
 use arena_core::puzzle::Puzzle;
 

@@ -8,7 +8,7 @@ mod tools;
 use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
 
-pub use puzzles::{GenArgs, ScoreArgs};
+pub use puzzles::{GenArgs, ScoreArgs, VisArgs};
 pub use run::{MatchArgs, MergeArgs, ReplayArgs, ReportArgs, RunArgs, ShardArgs};
 pub use tools::{BookArgs, PerftArgs, ServeArgs, SolveArgs};
 
@@ -16,7 +16,7 @@ pub use tools::{BookArgs, PerftArgs, ServeArgs, SolveArgs};
 #[command(
     name = "arena",
     version,
-    about = "Seeded tournaments for TCO09 Dominoes and Quarto bots"
+    about = "Seeded tournaments for TCO09 Dominoes and Quarto bots, and puzzle runs"
 )]
 pub struct Cli {
     #[command(subcommand)]
@@ -48,6 +48,8 @@ pub enum Command {
     Gen(GenArgs),
     /// Referee a puzzle answer: prints `Score = N` or why the answer is invalid.
     Score(ScoreArgs),
+    /// Draw a puzzle instance and an answer as SVG (the local tester's visualizer).
+    Vis(VisArgs),
     /// Build an opening book of exact values (Quarto), or re-prove one with --verify.
     Book(BookArgs),
     /// Internal: confine this process with Landlock, then become an external agent.
@@ -75,6 +77,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Book(args) => tools::book(args),
         Command::Gen(args) => puzzles::generate(args),
         Command::Score(args) => puzzles::score(args),
+        Command::Vis(args) => puzzles::visualize(args),
         Command::Sandbox(args) => crate::sandbox::run(args),
     }
 }

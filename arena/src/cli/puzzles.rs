@@ -39,6 +39,19 @@ pub struct ScoreArgs {
     pub answer: PathBuf,
 }
 
+#[derive(clap::Args, Debug)]
+pub struct VisArgs {
+    /// detrak, dominopeg or dust.
+    pub puzzle: PuzzleKind,
+    /// A file holding the instance (one line).
+    pub instance: PathBuf,
+    /// A file holding the answer (one line).
+    pub answer: PathBuf,
+    /// Write the SVG here instead of stdout.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
 fn parse_seeds(s: &str) -> Result<Range<u64>, String> {
     let (a, b) = s
         .split_once("..")
@@ -73,14 +86,24 @@ fn read_line(path: &PathBuf) -> Result<String> {
     Ok(line(text.lines().next().unwrap_or("")).to_owned())
 }
 
-pub fn score(args: ScoreArgs) -> Result<()> {
-    let instance = read_line(&args.instance)?;
-    let answer = read_line(&args.answer)?;
-    let culprit = if parses_instance(args.puzzle, &instance) {
-        &args.answer
+/// The instance and answer files' first lines, and which file an error is about: the
+/// answer's, unless the instance itself does not parse.
+fn read_both<'a>(
+    puzzle: PuzzleKind,
+    instance: &'a PathBuf,
+    answer: &'a PathBuf,
+) -> Result<(String, String, &'a PathBuf)> {
+    let (i, a) = (read_line(instance)?, read_line(answer)?);
+    let culprit = if parses_instance(puzzle, &i) {
+        answer
     } else {
-        &args.instance
+        instance
     };
+    Ok((i, a, culprit))
+}
+
+pub fn score(args: ScoreArgs) -> Result<()> {
+    let (instance, answer, culprit) = read_both(args.puzzle, &args.instance, &args.answer)?;
     let verdict = args
         .puzzle
         .score(&instance, &answer)
@@ -88,6 +111,20 @@ pub fn score(args: ScoreArgs) -> Result<()> {
     match verdict {
         Ok(score) => emit(&format!("Score = {score}\n")),
         Err(reason) => emit(&format!("Invalid: {reason}\n")),
+    }
+}
+
+/// `arena vis PUZZLE INSTANCE ANSWER [--out FILE]`: the drawing as SVG.
+pub fn visualize(args: VisArgs) -> Result<()> {
+    let (instance, answer, culprit) = read_both(args.puzzle, &args.instance, &args.answer)?;
+    let svg = crate::report::puzzle_svg::draw(args.puzzle, &instance, &answer)
+        .map_err(anyhow::Error::msg)
+        .with_context(|| format!("in {}", culprit.display()))?;
+    match &args.out {
+        Some(path) => {
+            std::fs::write(path, &svg).with_context(|| format!("writing {}", path.display()))
+        }
+        None => emit(&svg),
     }
 }
 

@@ -92,17 +92,18 @@ pub struct RunArgs {
 #[derive(clap::Args, Debug)]
 #[command(after_help = BUILT_IN_AGENTS.as_str())]
 pub struct MatchArgs {
-    /// The game: `dominoes` or `quarto`.
+    /// The game: `dominoes`, `quarto`, or `puzzles` (solvers on seeded instances).
     #[arg(long, value_parser = task::parse_name)]
     pub game: String,
     /// An agent spec (`random`, `greedy`, `pimc:k=30`, `exec:<command>`), optionally
-    /// named: `me=exec:./bot`. Give two or more.
+    /// named: `me=exec:./bot`. Give two or more (puzzles: one or more solvers).
     #[arg(long = "agent", required = true, num_args = 1)]
     pub agents: Vec<String>,
     /// `all`, or cases separated by spaces: "5,4 9,7" or "lines:0 squares:4".
     #[arg(long)]
     pub cases: Option<String>,
-    /// Games per case, even (pairs of games with the seats exchanged) (default 100).
+    /// Games per case, even (pairs of games with the seats exchanged) (default 100);
+    /// puzzles: seeds per puzzle, from --seed on.
     #[arg(long)]
     pub games_per_case: Option<u32>,
     /// The master seed (default 1).
@@ -126,9 +127,10 @@ pub struct MatchArgs {
 static BUILT_IN_AGENTS: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
     format!(
         "Built-in agents (`best` is the strongest; options in docs/config.md):\n  \
-         dominoes: {}\n  quarto:   {}\nAny program speaking docs/protocol.md: exec:<command line>",
+         dominoes: {}\n  quarto:   {}\n  puzzles:  {} (solvers)\nAny program speaking docs/protocol.md: exec:<command line>",
         agents::dominoes::NAMES.join(", "),
-        agents::quarto::NAMES.join(", ")
+        agents::quarto::NAMES.join(", "),
+        agents::puzzles::registry::NAMES.join(", ")
     )
 });
 

@@ -45,7 +45,11 @@ impl SprtMonitor {
 
 impl Observer for SprtMonitor {
     fn record(&mut self, record: &Record) -> Result<Flow> {
-        let score = record.outcome.score_a.as_f64();
+        // Plans with an SPRT are two-seat (`Plan::resolve`).
+        let Some(duel) = record.duel() else {
+            return Ok(Flow::Continue);
+        };
+        let score = duel.score_a.as_f64();
         match self.open.take() {
             None => self.open = Some(score),
             Some(first) => {
@@ -89,11 +93,17 @@ impl StartupGuard {
 impl Observer for StartupGuard {
     fn record(&mut self, record: &Record) -> Result<Flow> {
         let (a, b) = self.matchups[usize::from(record.key.matchup)];
-        for (side, agent) in [(Side::A, a), (Side::B, b)] {
+        // A one-seat matchup is `(a, a)`: its agent is counted once.
+        let seats: &[(Side, usize)] = if a == b {
+            &[(Side::A, a)]
+        } else {
+            &[(Side::A, a), (Side::B, b)]
+        };
+        for &(side, agent) in seats {
             let (games, in_a_row) = &mut self.seen[agent];
             *games += 1;
             let failed =
-                record.termination == Termination::Startup && record.outcome.forfeit == Some(side);
+                record.termination == Termination::Startup && record.forfeiter() == Some(side);
             *in_a_row = if failed { *in_a_row + 1 } else { 0 };
             if failed && (*games == 1 || *in_a_row >= self.limit) && self.tripped.is_none() {
                 self.tripped = Some((agent, record.reason.clone()));

@@ -75,7 +75,7 @@ pub fn play_all(
         return Ok(RunEnd::Completed);
     }
     // The shard's `p`-th game, by arithmetic.
-    let index_of = |p: u64| 2 * (shard.index + shard.count * (p / 2)) + p % 2;
+    let index_of = |p: u64| schedule.shard_game(shard, p);
     let workers = exec.concurrency.max(1);
     let window = WINDOW_PER_WORKER * workers as u64;
     let claimed = AtomicU64::new(start);

@@ -1,8 +1,10 @@
 //! The schedule: game `i` of a run by arithmetic, never a list of every game, so a run of
 //! ten million games costs no memory to plan.
 //!
-//! Order (schema 2): pair-major. Game `i` is game `i % 2` of global pair `g = i / 2`;
-//! `g` runs over matchups fastest, then cases, then the pair number within the case:
+//! Order (schema 2): pair-major. Game `i` is game `i % n` of global pair `g = i / n`,
+//! where `n` is the games per pair (2 for two-seat games, whose pairs exchange the seats;
+//! 1 for puzzles, whose "pair" is one attempt at one seed). `g` runs over matchups
+//! fastest, then cases, then the pair number within the case:
 //! `g = (pair * cases + case) * matchups + matchup`. So any prefix of a run (an SPRT that
 //! stops early, an interrupted run) samples every case and every matchup evenly.
 
@@ -14,6 +16,8 @@ pub struct Schedule {
     pub matchups: u16,
     pub cases: u16,
     pub pairs_per_case: u32,
+    /// 2 for two-seat games (the second exchanges the seats), 1 for one-seat puzzles.
+    pub games_per_pair: u8,
 }
 
 /// Which part of a run a process plays: pairs whose global number is `index` mod `count`.
@@ -30,8 +34,9 @@ impl Shard {
         self.count == 1
     }
 
-    pub fn holds(&self, key: &JobKey) -> bool {
-        key.global_pair() % self.count == self.index
+    /// Whether global pair `pair` (`Schedule::global_pair`) is this shard's.
+    pub fn holds(&self, pair: u64) -> bool {
+        pair % self.count == self.index
     }
 }
 
@@ -76,9 +81,18 @@ impl Shard {
 }
 
 impl Schedule {
+    fn per_pair(&self) -> u64 {
+        u64::from(self.games_per_pair)
+    }
+
     /// Games in the whole run.
     pub fn len(&self) -> u64 {
-        2 * self.pairs()
+        self.per_pair() * self.pairs()
+    }
+
+    /// The global pair of game `index`: what shards split on.
+    pub fn global_pair(&self, index: u64) -> u64 {
+        index / self.per_pair()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -92,7 +106,8 @@ impl Schedule {
 
     /// Game `index` (which must be below `len()`).
     pub fn job(&self, index: u64) -> JobKey {
-        let g = index / 2;
+        let n = self.per_pair();
+        let g = index / n;
         let matchups = u64::from(self.matchups);
         let cases = u64::from(self.cases);
         JobKey {
@@ -100,7 +115,7 @@ impl Schedule {
             matchup: (g % matchups) as u16,
             case: (g / matchups % cases) as u16,
             pair: (g / matchups / cases) as u32,
-            game: (index % 2) as u8,
+            game: (index % n) as u8,
         }
     }
 
@@ -112,46 +127,58 @@ impl Schedule {
     /// Game numbers of `shard` at or after `from`, in order.
     pub fn indices(&self, shard: Shard, from: u64) -> impl Iterator<Item = u64> + 'static {
         let len = self.len();
-        let step = 2 * shard.count;
+        let n = self.per_pair();
         // The first pair of the shard at or after `from`'s pair.
-        let pair = from / 2;
+        let pair = from / n;
         let first_pair = pair + (shard.index + shard.count - pair % shard.count) % shard.count;
         let start = if first_pair == pair {
             from
         } else {
-            2 * first_pair
+            n * first_pair
         };
+        let step = n * shard.count;
         let mut i = start;
         std::iter::from_fn(move || {
             if i >= len {
                 return None;
             }
             let out = i;
-            // Within a pair, step to its second game; from a pair's second game, jump
-            // to the shard's next pair.
-            i = if i % 2 == 0 { i + 1 } else { i - 1 + step };
+            // Within a pair, step to its next game; from a pair's last game, jump to the
+            // shard's next pair.
+            i = if (i + 1) % n != 0 {
+                i + 1
+            } else {
+                i + 1 - n + step
+            };
             Some(out)
         })
     }
 
-    /// Games of `shard` (its pairs times two).
+    /// Games of `shard` (its pairs times the games per pair).
     pub fn shard_len(&self, shard: Shard) -> u64 {
         let pairs = self.pairs();
         let whole = pairs / shard.count;
         let extra = u64::from(pairs % shard.count > shard.index);
-        2 * (whole + extra)
+        self.per_pair() * (whole + extra)
     }
 
     /// How many games of `shard` come before game `index` (its row in the shard's file).
     pub fn shard_position(&self, shard: Shard, index: u64) -> u64 {
-        let pair = index / 2;
+        let n = self.per_pair();
+        let pair = index / n;
         let pairs_before = pair / shard.count + u64::from(pair % shard.count > shard.index);
-        2 * pairs_before + index % 2
+        n * pairs_before + index % n
+    }
+
+    /// The shard's `position`-th game (the inverse of `shard_position`).
+    pub fn shard_game(&self, shard: Shard, position: u64) -> u64 {
+        let n = self.per_pair();
+        n * (shard.index + shard.count * (position / n)) + position % n
     }
 
     /// Games in one case of one matchup.
     pub fn games_per_cell(&self) -> u64 {
-        2 * u64::from(self.pairs_per_case)
+        self.per_pair() * u64::from(self.pairs_per_case)
     }
 }
 
@@ -164,6 +191,14 @@ mod tests {
             matchups: 3,
             cases: 4,
             pairs_per_case: 5,
+            games_per_pair: 2,
+        }
+    }
+
+    fn solo() -> Schedule {
+        Schedule {
+            games_per_pair: 1,
+            ..sched()
         }
     }
 
@@ -189,13 +224,31 @@ mod tests {
             }
         }
         // The two games of a pair are adjacent.
-        assert_eq!(s.job(6).global_pair(), s.job(7).global_pair());
+        assert_eq!(s.global_pair(6), s.global_pair(7));
         assert_eq!((s.job(6).game, s.job(7).game), (0, 1));
     }
 
     #[test]
+    fn one_seat_runs_have_one_game_per_pair() {
+        let s = solo();
+        assert_eq!(s.len(), 3 * 4 * 5);
+        let mut seen = std::collections::HashSet::new();
+        for i in 0..s.len() {
+            let j = s.job(i);
+            assert_eq!((j.game, s.global_pair(i)), (0, i));
+            assert!(seen.insert((j.matchup, j.case, j.pair)));
+        }
+        assert_eq!(s.games_per_cell(), 5);
+    }
+
+    #[test]
     fn shards_partition_the_run_in_order() {
-        let s = sched();
+        for s in [sched(), solo()] {
+            shards_partition(s);
+        }
+    }
+
+    fn shards_partition(s: Schedule) {
         for count in 1..=7 {
             let mut all: Vec<u64> = Vec::new();
             for index in 0..count {
@@ -204,8 +257,9 @@ mod tests {
                 assert_eq!(mine.len() as u64, s.shard_len(shard));
                 assert!(mine.windows(2).all(|w| w[0] < w[1]));
                 for (pos, &i) in mine.iter().enumerate() {
-                    assert!(shard.holds(&s.job(i)));
+                    assert!(shard.holds(s.global_pair(i)));
                     assert_eq!(s.shard_position(shard, i), pos as u64);
+                    assert_eq!(s.shard_game(shard, pos as u64), i);
                 }
                 // Resuming from any game of the shard continues the same sequence.
                 for (pos, &i) in mine.iter().enumerate() {

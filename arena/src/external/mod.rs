@@ -6,6 +6,7 @@
 
 mod log;
 mod process;
+mod solver;
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -205,8 +206,11 @@ impl ExternalRuntime {
             &dir,
             &self.limits,
             log,
-            format!("case {} process {number}", key.1),
-            self.sandboxes[key.0].as_ref(),
+            process::Launch {
+                tag: format!("case {} process {number}", key.1),
+                sandbox: self.sandboxes[key.0].as_ref(),
+                env: &[],
+            },
         )
     }
 

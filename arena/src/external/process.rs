@@ -64,6 +64,16 @@ pub fn absolutize(command: &str) -> String {
         .join(" ")
 }
 
+/// How one process is started, beside its command and limits.
+pub struct Launch<'a> {
+    /// Its stderr lines' prefix (`case C process K`).
+    pub tag: String,
+    /// With Landlock: the arena binary and the directories the bot may read.
+    pub sandbox: Option<&'a (PathBuf, Vec<PathBuf>)>,
+    /// Extra environment variables (puzzle solvers get `ARENA_PUZZLE`).
+    pub env: &'a [(&'a str, String)],
+}
+
 impl Process {
     /// Starts `command` (already absolutized) in `workdir`; with `sandbox`, through
     /// `arena __sandbox` (Landlock), reading only the given extra directories.
@@ -73,9 +83,9 @@ impl Process {
         workdir: &Path,
         limits: &Limits,
         log: Arc<StderrLog>,
-        tag: String,
-        sandbox: Option<&(PathBuf, Vec<PathBuf>)>,
+        launch: Launch<'_>,
     ) -> Result<Process, AgentError> {
+        let Launch { tag, sandbox, env } = launch;
         std::fs::create_dir_all(workdir)
             .map_err(|e| AgentError::Startup(format!("creating {}: {e}", workdir.display())))?;
         let _guard = handle.enter();
@@ -103,6 +113,7 @@ impl Process {
             .env("TMPDIR", workdir)
             .env("LANG", "C.UTF-8")
             .env("PYTHONUNBUFFERED", "1")
+            .envs(env.iter().map(|(k, v)| (k, v)))
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())

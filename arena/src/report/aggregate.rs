@@ -25,7 +25,7 @@ pub struct Cell {
 
 impl Cell {
     fn add(&mut self, record: &Record) -> Result<()> {
-        let score = record.outcome.score_a.as_f64();
+        let score = record.points_a();
         self.wdl.push_game_score(score)?;
         match self.open_pair.take() {
             None => self.open_pair = Some(score),
@@ -35,7 +35,7 @@ impl Cell {
             Termination::FORFEITS
                 .iter()
                 .position(|&f| f == record.termination),
-            record.outcome.forfeit,
+            record.forfeiter(),
         ) {
             self.forfeits[usize::from(who == Side::B)][kind] += 1;
         }
@@ -119,7 +119,7 @@ impl Tally {
         let (a, b) = self.pairings[m];
         self.outcomes[a].ended[kind] += 1;
         self.outcomes[b].ended[kind] += 1;
-        if let Some(side) = record.outcome.forfeit {
+        if let Some(side) = record.forfeiter() {
             let who = &mut self.outcomes[if side == Side::A { a } else { b }];
             who.forfeited += 1;
             if who.first_forfeits.len() < FORFEITS_KEPT {
@@ -135,9 +135,9 @@ impl Tally {
                 index: record.key.index,
                 matchup: record.key.matchup,
                 case: record.key.case,
-                score_a: record.outcome.score_a.as_f64(),
+                score_a: record.points_a(),
                 termination: record.termination,
-                forfeit: record.outcome.forfeit,
+                forfeit: record.forfeiter(),
                 plies: record.plies,
             });
         }

@@ -16,11 +16,11 @@ pub struct RunFacts {
     pub stopped_early: bool,
 }
 
-/// One output format of the report.
-pub trait Exporter {
+/// One output format of a report (a games run's [`Report`], or a puzzle run's).
+pub trait Exporter<R = Report> {
     /// The file it writes in the run directory (`None`: the console).
     fn file_name(&self) -> Option<&'static str>;
-    fn export(&self, report: &Report, facts: &RunFacts) -> Result<String>;
+    fn export(&self, report: &R, facts: &RunFacts) -> Result<String>;
 }
 
 /// The exporters every run writes, files first.

@@ -17,6 +17,8 @@ pub struct Forfeits {
     names: Vec<(String, String)>,
     first: Vec<(u64, String, String)>,
     pub total: u64,
+    /// "game" or, in a puzzle run, "attempt".
+    unit: &'static str,
 }
 
 impl Forfeits {
@@ -29,6 +31,7 @@ impl Forfeits {
                 .collect(),
             first: Vec::new(),
             total: 0,
+            unit: if plan.is_solo() { "attempt" } else { "game" },
         }
     }
 
@@ -37,14 +40,20 @@ impl Forfeits {
         if self.total == 0 {
             return String::new();
         }
+        let unit = self.unit;
         let mut out = format!(
-            "{} forfeited game{}; the first {}:\n",
+            "{} {} {unit}{}; the first {}:\n",
             self.total,
+            if unit == "game" {
+                "forfeited"
+            } else {
+                "invalid"
+            },
             if self.total == 1 { "" } else { "s" },
             self.first.len()
         );
         for (game, who, why) in &self.first {
-            let _ = writeln!(out, "  game {game}: {who}: {why}");
+            let _ = writeln!(out, "  {unit} {game}: {who}: {why}");
         }
         let _ = writeln!(
             out,
@@ -57,7 +66,7 @@ impl Forfeits {
 
 impl Observer for Forfeits {
     fn record(&mut self, record: &Record) -> Result<Flow> {
-        if let Some(side) = record.outcome.forfeit {
+        if let Some(side) = record.forfeiter() {
             self.total += 1;
             if self.first.len() < SHOWN {
                 let (a, b) = &self.names[usize::from(record.key.matchup)];

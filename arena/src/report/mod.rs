@@ -7,6 +7,8 @@ pub mod export;
 pub mod forfeits;
 pub mod html;
 pub mod progress;
+pub mod puzzle_svg;
+pub mod puzzles;
 pub mod summary;
 pub mod svg;
 pub mod viewer;
@@ -16,3 +18,34 @@ pub use export::{ConsoleTable, Exporter, RunFacts};
 pub use forfeits::Forfeits;
 pub use progress::Progress;
 pub use summary::Report;
+
+use anyhow::Result;
+
+use crate::config::Plan;
+use crate::engine::{Flow, Observer};
+use crate::record::Record;
+
+/// What a run's summaries are built from: a games run's tally, or a puzzle run's.
+pub enum Summarizer {
+    Games(Tally),
+    Puzzles(puzzles::PuzzleTally),
+}
+
+impl Summarizer {
+    pub fn new(plan: &Plan) -> Result<Summarizer> {
+        Ok(if plan.is_solo() {
+            Summarizer::Puzzles(puzzles::PuzzleTally::new(plan)?)
+        } else {
+            Summarizer::Games(Tally::new(plan)?)
+        })
+    }
+}
+
+impl Observer for Summarizer {
+    fn record(&mut self, record: &Record) -> Result<Flow> {
+        match self {
+            Summarizer::Games(t) => t.record(record),
+            Summarizer::Puzzles(t) => t.record(record),
+        }
+    }
+}

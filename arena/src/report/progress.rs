@@ -101,7 +101,7 @@ impl Observer for Progress {
             }
             return Ok(Flow::Continue);
         }
-        let score = record.outcome.score_a.as_f64();
+        let score = record.points_a();
         self.overall.inc(1);
         if record.key.matchup == 0 {
             self.points += score;

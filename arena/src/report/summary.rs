@@ -164,7 +164,7 @@ impl FieldReport {
 pub struct AgentOutcomes {
     pub name: String,
     /// Its games by termination, in `Termination::ALL` order.
-    pub ended: [u64; 10],
+    pub ended: [u64; Termination::ALL.len()],
     /// Games it forfeited.
     pub forfeited: u64,
     /// Its first few forfeits.

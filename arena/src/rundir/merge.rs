@@ -11,13 +11,13 @@ use anyhow::{Result, bail};
 use super::results::{ResultsWriter, RowReader, Torn};
 use super::{RunDir, SCHEMA};
 use crate::engine::{Flow, Observer, Shard, SprtMonitor};
-use crate::report::Tally;
+use crate::report::Summarizer;
 
 /// What `merge` did: games written and whether the SPRT cut the run.
 pub struct Merged {
     pub run: RunDir,
     pub games: u64,
-    pub tally: Tally,
+    pub tally: Summarizer,
     pub stopped_early: bool,
 }
 
@@ -99,7 +99,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
     }
     let run = RunDir::create(out, &plan, Shard::WHOLE)?;
     let mut writer = ResultsWriter::append(&run.games_csv(), &plan, 0)?;
-    let mut tally = Tally::new(&plan)?;
+    let mut tally = Summarizer::new(&plan)?;
     let mut sprt = match &plan.sprt {
         Some(s) => Some(SprtMonitor::new(s)?),
         None => None,
@@ -107,7 +107,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
     let mut games = 0u64;
     let mut stopped_early = false;
     for index in 0..schedule.len() {
-        let k = ((index / 2) % count) as usize;
+        let k = (schedule.global_pair(index) % count) as usize;
         let Some(record) = readers[k].next_record()? else {
             let s = &shards[order[k]];
             bail!(

@@ -4,6 +4,7 @@
 
 pub mod merge;
 pub mod results;
+pub mod times;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

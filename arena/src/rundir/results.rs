@@ -12,7 +12,9 @@ use anyhow::{Context, Result, bail};
 
 use crate::config::Plan;
 use crate::engine::{Flow, Observer, Schedule, Shard};
-use crate::record::{Duel, Extra, Record, Score, Side, Termination};
+use crate::record::{
+    Attempt, Duel, Extra, Extras, JobKey, Outcome, Record, Score, Side, Termination,
+};
 
 /// The columns every game has, before the task's own.
 pub const COMMON_COLUMNS: [&str; 12] = [
@@ -28,6 +30,18 @@ pub const COMMON_COLUMNS: [&str; 12] = [
     "forfeit",
     "reason",
     "plies",
+];
+
+/// The columns every puzzle attempt has, before the task's own (`docs/csv.md`).
+pub const SOLO_COLUMNS: [&str; 8] = [
+    "attempt",
+    "puzzle",
+    "seed",
+    "solver",
+    "valid",
+    "score",
+    "termination",
+    "reason",
 ];
 
 /// A cell as CSV writes it: quoted when it holds a comma, quote or line break.
@@ -57,6 +71,10 @@ fn decimal(out: &mut Vec<u8>, mut n: u64) {
 /// Turns records into lines and back, for one plan.
 pub struct Codec {
     schedule: Schedule,
+    /// One-seat (puzzle) rows: `SOLO_COLUMNS`; the instance seed of pair `p` is
+    /// `first_seed + p`.
+    solo: bool,
+    first_seed: u64,
     extra_columns: &'static [&'static str],
     /// Names and cases as written (CSV-quoted where needed), rendered once.
     cases: Vec<String>,
@@ -74,6 +92,8 @@ impl Codec {
             .collect();
         Codec {
             schedule: plan.schedule(),
+            solo: plan.is_solo(),
+            first_seed: plan.seed,
             extra_columns: plan.task().extra_columns(),
             cases: plan.cases.iter().map(|c| csv_cell(c)).collect(),
             case_names: plan.cases.clone(),
@@ -85,8 +105,16 @@ impl Codec {
         }
     }
 
+    fn columns(&self) -> &'static [&'static str] {
+        if self.solo {
+            &SOLO_COLUMNS
+        } else {
+            &COMMON_COLUMNS
+        }
+    }
+
     pub fn header(&self) -> String {
-        let mut line = COMMON_COLUMNS.join(",");
+        let mut line = self.columns().join(",");
         for c in self.extra_columns {
             line.push(',');
             line.push_str(c);
@@ -97,9 +125,12 @@ impl Codec {
 
     /// Appends `record`'s line to `out`.
     pub fn write(&self, record: &Record, out: &mut Vec<u8>) {
+        let d = match &record.outcome {
+            Outcome::Duel(d) => d,
+            Outcome::Solo(attempt) => return self.write_solo(record, attempt, out),
+        };
         let k = &record.key;
         let (a, b) = &self.matchups[usize::from(k.matchup)];
-        let d = &record.outcome;
         // Plain byte pushes: `write!` costs as much as a fast game.
         decimal(out, k.index);
         for cell in [",", &self.cases[usize::from(k.case)], ","] {
@@ -130,35 +161,45 @@ impl Codec {
         }
         out.push(b',');
         decimal(out, u64::from(record.plies));
-        for e in &record.extras {
-            match e {
-                Extra::Int(n) => {
-                    out.push(b',');
-                    if *n < 0 {
-                        out.push(b'-');
-                    }
-                    decimal(out, n.unsigned_abs());
-                }
-                Extra::Text(t) => {
-                    out.push(b',');
-                    out.extend_from_slice(csv_cell(t).as_bytes());
-                }
-            }
+        write_extras(record, out);
+        out.push(b'\n');
+    }
+
+    fn write_solo(&self, record: &Record, attempt: &Attempt, out: &mut Vec<u8>) {
+        let k = &record.key;
+        decimal(out, k.index);
+        for cell in [",", &self.cases[usize::from(k.case)], ","] {
+            out.extend_from_slice(cell.as_bytes());
         }
+        decimal(out, self.first_seed + u64::from(k.pair));
+        out.push(b',');
+        out.extend_from_slice(self.matchups[usize::from(k.matchup)].0.as_bytes());
+        match attempt.score {
+            Some(score) => {
+                out.extend_from_slice(b",1,");
+                out.extend_from_slice(score.to_string().as_bytes());
+            }
+            None => out.extend_from_slice(b",0,"),
+        }
+        out.push(b',');
+        out.extend_from_slice(record.termination.as_str().as_bytes());
+        out.push(b',');
+        out.extend_from_slice(csv_cell(&record.reason).as_bytes());
+        write_extras(record, out);
         out.push(b'\n');
     }
 
     /// Reads one row back; `expected` is the game number it must hold. Errors say what
     /// is wrong, without the file (the caller names it).
     pub fn read(&self, row: &csv::StringRecord, expected: u64) -> Result<Record, String> {
-        let width = COMMON_COLUMNS.len() + self.extra_columns.len();
+        let width = self.columns().len() + self.extra_columns.len();
         if row.len() != width {
             return Err(format!("{} columns, expected {width}", row.len()));
         }
         let cell = |i: usize| row.get(i).unwrap_or_default();
         let index: u64 = cell(0)
             .parse()
-            .map_err(|_| format!("game {:?} is not a number", cell(0)))?;
+            .map_err(|_| format!("{} {:?} is not a number", self.columns()[0], cell(0)))?;
         if index != expected {
             return Err(format!("game {index} where game {expected} belongs"));
         }
@@ -169,6 +210,74 @@ impl Codec {
             ));
         }
         let key = self.schedule.job(index);
+        let extras = (self.columns().len()..width)
+            .map(|i| Extra::parse(cell(i)))
+            .collect();
+        if self.solo {
+            self.read_solo(&cell, key, extras)
+        } else {
+            self.read_duel(&cell, key, extras)
+        }
+    }
+
+    fn read_solo<'r>(
+        &self,
+        cell: &dyn Fn(usize) -> &'r str,
+        key: JobKey,
+        extras: Extras,
+    ) -> Result<Record, String> {
+        let index = key.index;
+        let solver = &self.matchup_names[usize::from(key.matchup)].0;
+        let puzzle = &self.case_names[usize::from(key.case)];
+        let seed = self.first_seed + u64::from(key.pair);
+        if cell(1) != puzzle || cell(2) != seed.to_string() || cell(3) != solver {
+            return Err(format!(
+                "attempt {index} is {:?} seed {} by {:?}, but this run's attempt {index} is {puzzle} seed {seed} by {solver:?}: the row is not from this run",
+                cell(1),
+                cell(2),
+                cell(3)
+            ));
+        }
+        let termination: Termination = cell(6).parse()?;
+        let reason = cell(7).to_owned();
+        let score = match (cell(4), cell(5)) {
+            ("1", s) => Some(
+                s.parse::<i64>()
+                    .map_err(|_| format!("score {s:?} is not a number"))?,
+            ),
+            ("0", "") => None,
+            (v, s) => return Err(format!("valid {v:?} with score {s:?}")),
+        };
+        if score.is_some() != (termination == Termination::Answer) {
+            return Err(format!(
+                "termination {termination} with valid {:?}",
+                cell(4)
+            ));
+        }
+        if !termination.is_forfeit() && termination != Termination::Answer {
+            return Err(format!("termination {termination} in a puzzle attempt"));
+        }
+        if reason.is_empty() == termination.is_forfeit() {
+            return Err(format!("termination {termination} with reason {reason:?}"));
+        }
+        Ok(Record {
+            key,
+            outcome: Outcome::Solo(Attempt { score }),
+            termination,
+            reason,
+            plies: 0,
+            extras,
+            elapsed: None,
+        })
+    }
+
+    fn read_duel<'r>(
+        &self,
+        cell: &dyn Fn(usize) -> &'r str,
+        key: JobKey,
+        extras: Extras,
+    ) -> Result<Record, String> {
+        let index = key.index;
         let (a, b) = &self.matchup_names[usize::from(key.matchup)];
         let case = &self.case_names[usize::from(key.case)];
         if cell(1) != case || cell(4) != a || cell(5) != b || cell(2) != key.pair.to_string() {
@@ -209,21 +318,35 @@ impl Codec {
         let plies: u32 = cell(11)
             .parse()
             .map_err(|_| format!("plies {:?} is not a number", cell(11)))?;
-        let extras = (COMMON_COLUMNS.len()..width)
-            .map(|i| Extra::parse(cell(i)))
-            .collect();
         Ok(Record {
             key,
-            outcome: Duel {
+            outcome: Outcome::Duel(Duel {
                 score_a,
                 first,
                 forfeit,
-            },
+            }),
             termination,
             reason,
             plies,
             extras,
+            elapsed: None,
         })
+    }
+}
+
+/// Appends the record's extra columns, each after a comma.
+fn write_extras(record: &Record, out: &mut Vec<u8>) {
+    for e in &record.extras {
+        out.push(b',');
+        match e {
+            Extra::Int(n) => {
+                if *n < 0 {
+                    out.push(b'-');
+                }
+                decimal(out, n.unsigned_abs());
+            }
+            Extra::Text(t) => out.extend_from_slice(csv_cell(t).as_bytes()),
+        }
     }
 }
 

@@ -14,7 +14,7 @@ use arena_core::{Agent, AgentError, Game, Seat};
 use super::{BookOptions, Prepared, SolveOptions, Solved, Task};
 use crate::config::Plan;
 use crate::external::{ExternalRuntime, Wire};
-use crate::record::{Duel, Extras, JobKey, Record, Score, Side, Termination};
+use crate::record::{Duel, Extras, JobKey, Outcome, Record, Score, Side, Termination};
 
 /// What the engine needs to know about a two-seat game.
 pub trait DuelGame: Send + Sync + 'static {
@@ -329,15 +329,16 @@ impl<D: DuelGame> PreparedDuel<D> {
         D::end_extras(&position, seat_a, &mut extras);
         Ok(Record {
             key: *job,
-            outcome: Duel {
+            outcome: Outcome::Duel(Duel {
                 score_a,
                 first,
                 forfeit,
-            },
+            }),
             termination,
             reason,
             plies,
             extras,
+            elapsed: None,
         })
     }
 }
@@ -398,13 +399,15 @@ impl<D: DuelGame> Prepared for PreparedDuel<D> {
                 ),
             };
         })?;
-        let _ = writeln!(
-            out,
-            "\nresult: {name_a} {} - {} {name_b} ({})",
-            record.outcome.score_a.as_str(),
-            record.outcome.score_a.flipped().as_str(),
-            record.termination
-        );
+        if let Some(d) = record.duel() {
+            let _ = writeln!(
+                out,
+                "\nresult: {name_a} {} - {} {name_b} ({})",
+                d.score_a.as_str(),
+                d.score_a.flipped().as_str(),
+                record.termination
+            );
+        }
         Ok((out, record))
     }
 }

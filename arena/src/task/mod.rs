@@ -1,9 +1,10 @@
-//! The task registry: every game (and, later, puzzle) Arena runs, by name. The engine,
+//! The task registry: every game (and the puzzles) Arena runs, by name. The engine,
 //! the run directory and the reports know the [`Task`] trait, never a game; a new game is
 //! a folder here and one line in [`REGISTRY`] (`docs/architecture.md`).
 
 pub mod dominoes;
 pub mod duel;
+pub mod puzzles;
 pub mod quarto;
 pub mod serve;
 
@@ -26,6 +27,12 @@ pub trait Task: Send + Sync {
 
     /// A case in canonical notation (`5, 4` becomes `5,4`), or why it is not one.
     fn canonical_case(&self, text: &str) -> Result<String>;
+
+    /// Seats per game: 2 for two-seat games (played in pairs with the seats exchanged),
+    /// 1 for one-seat puzzles (each agent alone, once per seed).
+    fn seats(&self) -> u8 {
+        2
+    }
 
     /// Columns this task adds to `games.csv` after the common ones.
     fn extra_columns(&self) -> &'static [&'static str];
@@ -112,7 +119,7 @@ pub struct Solved {
 }
 
 /// Every task, by name. One line per game or puzzle.
-pub static REGISTRY: &[&dyn Task] = &[&dominoes::DOMINOES, &quarto::QUARTO];
+pub static REGISTRY: &[&dyn Task] = &[&dominoes::DOMINOES, &quarto::QUARTO, &puzzles::PUZZLES];
 
 /// The task named `name`, or an error listing the known names.
 pub fn lookup(name: &str) -> Result<&'static dyn Task, UnknownTask> {

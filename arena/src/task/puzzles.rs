@@ -1,0 +1,224 @@
+//! One-seat puzzle runs (`docs/puzzles.md`): the task `puzzles`, whose cases are the
+//! puzzles (`detrak`, `dominopeg`, `dust`) and whose agents are solvers. Job `pair` `p` of
+//! a case is the instance of seed `plan.seed + p`; every solver attempts every seed once,
+//! and the referee scores every answer, built-in or external (P2).
+
+use std::fmt::Write as _;
+use std::io::BufRead;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agents::Spec;
+use agents::puzzles::registry;
+use anyhow::{Context, Result};
+use arena_core::AgentError;
+use arena_core::puzzle::{PuzzleKind, line};
+
+use super::{Prepared, Task};
+use crate::config::Plan;
+use crate::external::ExternalRuntime;
+use crate::record::{Attempt, Extra, Extras, JobKey, Outcome, Record, Termination};
+
+pub struct PuzzleTask;
+
+pub static PUZZLES: PuzzleTask = PuzzleTask;
+
+/// Columns puzzle attempts add to `games.csv`: whether the solver proved its answer
+/// optimal (1 or 0; external solvers: 0), and the nodes a built-in searched.
+const EXTRA_COLUMNS: &[&str] = &["optimal", "nodes"];
+
+fn kind(text: &str) -> Result<PuzzleKind> {
+    text.trim()
+        .parse::<PuzzleKind>()
+        .map_err(|e| anyhow::anyhow!("{e}"))
+}
+
+impl Task for PuzzleTask {
+    fn name(&self) -> &'static str {
+        "puzzles"
+    }
+
+    fn seats(&self) -> u8 {
+        1
+    }
+
+    fn default_cases(&self) -> Vec<String> {
+        PuzzleKind::ALL.iter().map(ToString::to_string).collect()
+    }
+
+    fn canonical_case(&self, text: &str) -> Result<String> {
+        Ok(kind(text)?.to_string())
+    }
+
+    fn extra_columns(&self) -> &'static [&'static str] {
+        EXTRA_COLUMNS
+    }
+
+    fn check_agent(&self, spec: &Spec) -> Result<()> {
+        Ok(registry::check(spec)?)
+    }
+
+    fn prepare(&self, plan: &Plan) -> Result<Box<dyn Prepared>> {
+        let kinds = plan
+            .cases
+            .iter()
+            .map(|c| kind(c))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Box::new(PreparedPuzzles {
+            plan: plan.clone(),
+            kinds,
+        }))
+    }
+
+    /// `arena serve --game puzzles SPEC`: a built-in solver as an external one
+    /// (one instance line on stdin, the answer on stdout; the puzzle in `ARENA_PUZZLE`).
+    fn serve(&self, spec: &Spec, _seed: u64) -> Result<()> {
+        registry::check(spec)?;
+        let puzzle = std::env::var("ARENA_PUZZLE")
+            .context("ARENA_PUZZLE is not set: it names the puzzle (detrak, dominopeg, dust)")?;
+        let kind = kind(&puzzle).context("in ARENA_PUZZLE")?;
+        let mut text = String::new();
+        std::io::stdin()
+            .lock()
+            .read_line(&mut text)
+            .context("reading the instance from stdin")?;
+        let answer = registry::solve(kind, spec, line(&text))
+            .map_err(anyhow::Error::msg)?
+            .context("no answer within the solver's node budget")?;
+        println!("{}", answer.answer);
+        Ok(())
+    }
+}
+
+struct PreparedPuzzles {
+    plan: Plan,
+    kinds: Vec<PuzzleKind>,
+}
+
+/// What a solver gave: an answer line, and (built-ins) its proof flag and nodes.
+struct Reply {
+    answer: String,
+    optimal: bool,
+    nodes: u64,
+}
+
+impl PreparedPuzzles {
+    fn attempt(
+        &self,
+        job: &JobKey,
+        external: Option<&Arc<ExternalRuntime>>,
+    ) -> Result<(String, Result<Reply, AgentError>, Duration)> {
+        let kind = self.kinds[usize::from(job.case)];
+        let seed = self.plan.seed + u64::from(job.pair);
+        let instance = kind.generate(seed);
+        let solver = usize::from(job.matchup);
+        let spec = &self.plan.agents[solver].spec;
+        let began = Instant::now();
+        let reply = match spec {
+            Spec::Exec { .. } => {
+                let rt = external.context("an exec solver without the external runtime")?;
+                rt.solve_once(solver, kind.name(), job.index, &instance)
+                    .map(|(answer, _)| Reply {
+                        answer: answer.trim_end_matches('\r').to_owned(),
+                        optimal: false,
+                        nodes: 0,
+                    })
+            }
+            Spec::Builtin { .. } => match registry::solve(kind, spec, &instance) {
+                Ok(Some(a)) => Ok(Reply {
+                    answer: a.answer,
+                    optimal: a.optimal,
+                    nodes: a.nodes,
+                }),
+                Ok(None) => Err(AgentError::Timeout(
+                    "no answer within the solver's node budget".into(),
+                )),
+                // Resolution checked the spec; anything else is the solver's own fault.
+                Err(e) => Err(AgentError::Crash(e)),
+            },
+        };
+        Ok((instance, reply, began.elapsed()))
+    }
+}
+
+/// The referee's verdict on one attempt, as its record (P2: built-in answers are
+/// refereed too).
+fn judge(
+    job: &JobKey,
+    kind: PuzzleKind,
+    instance: &str,
+    reply: &Result<Reply, AgentError>,
+    elapsed: Duration,
+) -> Record {
+    let (score, termination, reason, optimal, nodes) = match reply {
+        Err(e) => (None, Termination::from(e), e.to_string(), false, 0),
+        Ok(r) => match kind.score(instance, &r.answer) {
+            Ok(Ok(score)) => (
+                Some(score),
+                Termination::Answer,
+                String::new(),
+                r.optimal,
+                r.nodes,
+            ),
+            Ok(Err(invalid)) => (
+                None,
+                Termination::Illegal,
+                invalid.to_string(),
+                false,
+                r.nodes,
+            ),
+            Err(parse) => (
+                None,
+                Termination::Malformed,
+                parse.to_string(),
+                false,
+                r.nodes,
+            ),
+        },
+    };
+    let mut extras = Extras::new();
+    extras.push(Extra::Int(i64::from(optimal)));
+    extras.push(Extra::Int(i64::try_from(nodes).unwrap_or(i64::MAX)));
+    Record {
+        key: *job,
+        outcome: Outcome::Solo(Attempt { score }),
+        termination,
+        reason: crate::record::reason(&reason),
+        plies: 0,
+        extras,
+        elapsed: Some(elapsed),
+    }
+}
+
+impl Prepared for PreparedPuzzles {
+    fn play(&self, job: &JobKey, external: Option<&Arc<ExternalRuntime>>) -> Result<Record> {
+        let kind = self.kinds[usize::from(job.case)];
+        let (instance, reply, elapsed) = self.attempt(job, external)?;
+        Ok(judge(job, kind, &instance, &reply, elapsed))
+    }
+
+    fn replay(
+        &self,
+        job: &JobKey,
+        external: Option<&Arc<ExternalRuntime>>,
+    ) -> Result<(String, Record)> {
+        let kind = self.kinds[usize::from(job.case)];
+        let seed = self.plan.seed + u64::from(job.pair);
+        let solver = &self.plan.agents[usize::from(job.matchup)].name;
+        let (instance, reply, elapsed) = self.attempt(job, external)?;
+        let record = judge(job, kind, &instance, &reply, elapsed);
+        let mut out = format!(
+            "attempt {}: {kind} seed {seed} by {solver}\n\ninstance\n{instance}\n",
+            job.index
+        );
+        let _ = match &reply {
+            Ok(r) => writeln!(out, "\nanswer\n{}", r.answer),
+            Err(e) => writeln!(out, "\nno answer: {e}"),
+        };
+        let _ = match (&record.outcome, record.termination) {
+            (Outcome::Solo(Attempt { score: Some(s) }), _) => writeln!(out, "\nScore = {s}"),
+            (_, t) => writeln!(out, "\ninvalid: {t} ({})", record.reason),
+        };
+        Ok((out, record))
+    }
+}
