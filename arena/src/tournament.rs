@@ -12,8 +12,9 @@ use anyhow::{Context, Result};
 use crate::config::Plan;
 use crate::engine::{self, Execution, Observer, RunEnd, Shard, SprtMonitor, StartupGuard};
 use crate::external::{ExecAgent, ExternalRuntime};
+use crate::report::puzzle_html::PuzzlePage;
 use crate::report::{
-    ConsoleTable, Exporter, Forfeits, Progress, RunFacts, Summarizer, Tally, export, html, puzzles,
+    ConsoleTable, Exporter, Forfeits, Progress, RunFacts, Summarizer, export, html, puzzles,
 };
 use crate::rundir::results::{ResultsWriter, Torn, read_rows};
 use crate::rundir::times::{TIMES_CSV, TimesWriter};
@@ -251,19 +252,26 @@ pub fn write_summaries(run: &RunDir, tally: &Summarizer, stopped_early: bool) ->
 /// summaries are left as they are); returns its path.
 pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
     let run = RunDir::open(dir)?;
-    if run.plan.is_solo() {
-        anyhow::bail!(
-            "{} is a puzzle run: its report is summary.csv and scores.csv (report.html draws games)",
-            dir.display()
-        );
-    }
-    let mut tally = Tally::new(&run.plan)?;
+    let mut tally = Summarizer::new(&run.plan)?;
     let games_csv = run.games_csv();
     if games_csv.exists() {
         read_rows(&games_csv, &run.plan, run.shard(), Torn::Refuse, &mut |r| {
             tally.record(&r)
         })?;
     }
+    let path = run.dir.join("report.html");
+    let tally = match tally {
+        Summarizer::Games(t) => t,
+        Summarizer::Puzzles(t) => {
+            let facts = RunFacts {
+                game: run.plan.game.clone(),
+                seed: run.plan.seed,
+                stopped_early: false,
+            };
+            write_atomic(&path, &PuzzlePage.export(&t.report(), &facts)?)?;
+            return Ok(path);
+        }
+    };
     // Whether the SPRT cut the run is stated in summary.json; games alone cannot tell.
     let stopped_early = std::fs::read_to_string(run.dir.join("summary.json"))
         .ok()
@@ -275,7 +283,6 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
         seed: run.plan.seed,
         stopped_early,
     };
-    let path = run.dir.join("report.html");
     write_atomic(&path, &html::page(&run.plan, &tally.report(), &facts)?)?;
     Ok(path)
 }

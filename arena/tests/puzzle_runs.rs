@@ -79,7 +79,38 @@ fn builtin_and_external_solvers_are_refereed_and_scored_relative_to_each_other()
     for g in &games {
         let (puzzle, seed, solver, valid) = (&g[1], &g[2], &g[3], &g[4]);
         assert!(["3", "4", "5"].contains(&seed), "{g:?}");
-        // Every answer is refereed again here, by the command a contestant would use.
+        // Every answer kept in games.csv is refereed again, by the commands a contestant
+        // would use: the same verdict and score.
+        let inputs = t.path().join(format!("in-{puzzle}"));
+        let seed_n: u64 = seed.parse().unwrap();
+        let o = Command::new(ARENA)
+            .args([
+                "gen",
+                puzzle,
+                "--seeds",
+                &format!("{seed_n}..{}", seed_n + 1),
+                "--dir",
+            ])
+            .arg(&inputs)
+            .output()
+            .unwrap();
+        assert!(o.status.success());
+        let answer = t.path().join("answer.txt");
+        std::fs::write(&answer, format!("{}\n", &g[10])).unwrap();
+        if !g[10].is_empty() {
+            let o = Command::new(ARENA)
+                .args(["score", puzzle])
+                .arg(inputs.join(format!("{seed_n:04}.txt")))
+                .arg(&answer)
+                .output()
+                .unwrap();
+            let verdict = String::from_utf8_lossy(&o.stdout).trim().to_owned();
+            match valid {
+                "1" => assert_eq!(verdict, format!("Score = {}", &g[5]), "{g:?}"),
+                _ if &g[6] == "illegal" => assert!(verdict.starts_with("Invalid"), "{g:?}"),
+                _ => assert_eq!(o.status.code(), Some(2), "{g:?}"),
+            }
+        }
         if valid == "1" {
             assert_eq!(&g[6], "answer");
         } else {

@@ -437,3 +437,70 @@ fn a_million_game_report_stays_under_20_mb() {
     let rows = read(&out.join("games.csv")).lines().count() - 1;
     assert_eq!(rows, 1_000_000);
 }
+
+/// A puzzle run's page: its tables and bars show the numbers of `summary.csv`, and the
+/// first seeds' answers are drawn, in a real browser; `arena report` writes it again.
+#[test]
+fn a_puzzle_run_page_shows_summary_csv_and_draws_answers_in_chromium() {
+    let t = TempDir::new().unwrap();
+    let dir = t.path().join("run");
+    ok(&[
+        "match",
+        "--game",
+        "puzzles",
+        "--agent",
+        "exact:nodes=20000",
+        "--agent",
+        "greedy",
+        "--games-per-case",
+        "4",
+        "--seed",
+        "7",
+        "--out",
+        dir.to_str().unwrap(),
+        "--progress",
+        "never",
+    ]);
+    let page = read(&dir.join("report.html"));
+    ok(&["report", dir.to_str().unwrap()]);
+    assert_eq!(
+        read(&dir.join("report.html")),
+        page,
+        "report rewrites the same bytes"
+    );
+    let Some(browser) = browser_or_skip("a_puzzle_run_page_shows_summary_csv") else {
+        return;
+    };
+    let (dom, console) = open_in_chromium(&browser, &dir.join("report.html"));
+    assert!(console.is_empty(), "console messages: {console:#?}");
+    let summary = summary_rows(&dir);
+    let rows = elements(&dom, "data-relative-total=");
+    let bars = elements(&dom, "class=\"bar\"");
+    assert_eq!(rows.len(), summary.len());
+    assert_eq!(bars.len(), summary.len());
+    for ((row, bar), s) in rows.iter().zip(&bars).zip(&summary) {
+        assert_eq!(row["data-solver"], s["solver"]);
+        assert!(
+            same(&row["data-relative-total"], &s["relative_total"]),
+            "{row:?} {s:?}"
+        );
+        assert!(same(&row["data-valid"], &s["valid"]));
+        assert!(
+            same(&bar["data-value"], &s["relative_per_100"]),
+            "{bar:?} {s:?}"
+        );
+    }
+    // Three puzzles x three seeds x two solvers, each drawn as an SVG whose verdict
+    // matches the attempt's.
+    let figures = elements(&dom, "class=\"answer\"");
+    assert_eq!(figures.len(), 3 * 3 * 2);
+    let drawings = elements(&dom, "data-puzzle=\"");
+    let svgs: Vec<_> = drawings
+        .iter()
+        .filter(|d| d.contains_key("data-valid"))
+        .collect();
+    assert_eq!(svgs.len(), figures.len());
+    for (f, s) in figures.iter().zip(&svgs) {
+        assert_eq!(f["data-valid"], s["data-valid"]);
+    }
+}

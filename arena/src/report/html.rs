@@ -338,7 +338,7 @@ fn viewer_section(out: &mut String, report: &Report, html: &HtmlReport) {
     );
 }
 
-const STYLE: &str = r#"
+pub(super) const STYLE: &str = r#"
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em auto;max-width:1150px;color:#222;padding:0 1em}
 h1 small{font-weight:normal;color:#666;font-size:60%}
 section{margin-bottom:2em;border-top:1px solid #ddd}

@@ -7,6 +7,7 @@ pub mod export;
 pub mod forfeits;
 pub mod html;
 pub mod progress;
+pub mod puzzle_html;
 pub mod puzzle_svg;
 pub mod puzzles;
 pub mod summary;

@@ -33,6 +33,21 @@ pub struct PuzzleTally {
     first_seed: u64,
     /// (puzzle, pair) -> each solver's entry.
     seeds: BTreeMap<(u16, u32), Vec<Option<Entry>>>,
+    /// The answers of the first [`GALLERY_SEEDS`] seeds of each puzzle, for the page.
+    gallery: BTreeMap<(u16, u32, u16), (String, bool)>,
+}
+
+/// Seeds per puzzle whose answers `report.html` draws.
+pub const GALLERY_SEEDS: u32 = 3;
+
+/// One drawn answer of `report.html`.
+#[derive(Clone, Debug)]
+pub struct GalleryItem {
+    pub puzzle: String,
+    pub seed: u64,
+    pub solver: String,
+    pub answer: String,
+    pub valid: bool,
 }
 
 /// One row of `scores.csv`: one solver on one seed.
@@ -78,6 +93,7 @@ pub struct PuzzleReport {
     /// Per puzzle, one row per solver; then the `all` rows.
     pub rows: Vec<SolverRow>,
     pub seeds: Vec<SeedRow>,
+    pub gallery: Vec<GalleryItem>,
 }
 
 impl PuzzleTally {
@@ -95,6 +111,7 @@ impl PuzzleTally {
             puzzles,
             first_seed: plan.seed,
             seeds: BTreeMap::new(),
+            gallery: BTreeMap::new(),
         })
     }
 
@@ -174,9 +191,21 @@ impl PuzzleTally {
                 row.relative_total = round(row.relative_total, 4);
             }
         }
+        let gallery = self
+            .gallery
+            .iter()
+            .map(|(&(p, pair, s), (answer, valid))| GalleryItem {
+                puzzle: self.puzzles[usize::from(p)].0.clone(),
+                seed: self.first_seed + u64::from(pair),
+                solver: self.solvers[usize::from(s)].clone(),
+                answer: answer.clone(),
+                valid: *valid,
+            })
+            .collect();
         PuzzleReport {
             rows: rows.into_iter().flatten().collect(),
             seeds,
+            gallery,
         }
     }
 }
@@ -188,6 +217,17 @@ impl Observer for PuzzleTally {
         };
         let k = record.key;
         let optimal = matches!(record.extras.iter().next(), Some(Extra::Int(1)));
+        if k.pair < GALLERY_SEEDS {
+            let answer = record
+                .extras
+                .iter()
+                .nth(2)
+                .map_or(String::new(), ToString::to_string);
+            self.gallery.insert(
+                (k.case, k.pair, k.matchup),
+                (answer, attempt.score.is_some()),
+            );
+        }
         let n = self.solvers.len();
         self.seeds
             .entry((k.case, k.pair))
@@ -330,5 +370,10 @@ impl Exporter<PuzzleReport> for PuzzleConsole {
 
 /// The exporters of a puzzle run, files first.
 pub fn summaries() -> Vec<Box<dyn Exporter<PuzzleReport>>> {
-    vec![Box::new(PuzzleCsv), Box::new(SeedCsv), Box::new(PuzzleJson)]
+    vec![
+        Box::new(PuzzleCsv),
+        Box::new(SeedCsv),
+        Box::new(PuzzleJson),
+        Box::new(super::puzzle_html::PuzzlePage),
+    ]
 }

@@ -24,8 +24,9 @@ pub struct PuzzleTask;
 pub static PUZZLES: PuzzleTask = PuzzleTask;
 
 /// Columns puzzle attempts add to `games.csv`: whether the solver proved its answer
-/// optimal (1 or 0; external solvers: 0), and the nodes a built-in searched.
-const EXTRA_COLUMNS: &[&str] = &["optimal", "nodes"];
+/// optimal (1 or 0; external solvers: 0), the nodes a built-in searched, and the answer
+/// itself as the solver gave it (kept: an external solver's answer cannot be replayed).
+const EXTRA_COLUMNS: &[&str] = &["optimal", "nodes", "answer"];
 
 fn kind(text: &str) -> Result<PuzzleKind> {
     text.trim()
@@ -179,6 +180,8 @@ fn judge(
     let mut extras = Extras::new();
     extras.push(Extra::Int(i64::from(optimal)));
     extras.push(Extra::Int(i64::try_from(nodes).unwrap_or(i64::MAX)));
+    let answer = reply.as_ref().map_or(String::new(), |r| r.answer.clone());
+    extras.push(Extra::Text(answer.into()));
     Record {
         key: *job,
         outcome: Outcome::Solo(Attempt { score }),
