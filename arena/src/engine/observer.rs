@@ -90,24 +90,28 @@ impl StartupGuard {
     }
 }
 
+impl StartupGuard {
+    fn count(&mut self, agent: usize, failed: bool, record: &Record) {
+        let (games, in_a_row) = &mut self.seen[agent];
+        *games += 1;
+        *in_a_row = if failed { *in_a_row + 1 } else { 0 };
+        if failed && (*games == 1 || *in_a_row >= self.limit) && self.tripped.is_none() {
+            self.tripped = Some((agent, record.reason.clone()));
+        }
+    }
+}
+
 impl Observer for StartupGuard {
     fn record(&mut self, record: &Record) -> Result<Flow> {
         let (a, b) = self.matchups[usize::from(record.key.matchup)];
-        // A one-seat matchup is `(a, a)`: its agent is counted once.
-        let seats: &[(Side, usize)] = if a == b {
-            &[(Side::A, a)]
-        } else {
-            &[(Side::A, a), (Side::B, b)]
+        let failed = match record.termination {
+            Termination::Startup => record.forfeiter(),
+            _ => None,
         };
-        for &(side, agent) in seats {
-            let (games, in_a_row) = &mut self.seen[agent];
-            *games += 1;
-            let failed =
-                record.termination == Termination::Startup && record.forfeiter() == Some(side);
-            *in_a_row = if failed { *in_a_row + 1 } else { 0 };
-            if failed && (*games == 1 || *in_a_row >= self.limit) && self.tripped.is_none() {
-                self.tripped = Some((agent, record.reason.clone()));
-            }
+        self.count(a, failed == Some(Side::A), record);
+        // A one-seat matchup is `(a, a)`: its agent is counted once.
+        if a != b {
+            self.count(b, failed == Some(Side::B), record);
         }
         Ok(if self.tripped.is_some() {
             Flow::Stop

@@ -9,7 +9,7 @@ use super::summary::{
 };
 use crate::config::Plan;
 use crate::engine::{Flow, Observer};
-use crate::record::{Record, Side, Termination};
+use crate::record::{Duel, Record, Side, Termination};
 use crate::stats::bradley_terry::{self, Encounter};
 use crate::stats::{Pentanomial, Sprt, SprtDecision, Wdl};
 
@@ -24,18 +24,16 @@ pub struct Cell {
 }
 
 impl Cell {
-    fn add(&mut self, record: &Record) -> Result<()> {
-        let score = record.points_a();
+    fn add(&mut self, duel: &Duel, termination: Termination) -> Result<()> {
+        let score = duel.score_a.as_f64();
         self.wdl.push_game_score(score)?;
         match self.open_pair.take() {
             None => self.open_pair = Some(score),
             Some(first) => self.pairs.push_pair(first, score)?,
         }
         if let (Some(kind), Some(who)) = (
-            Termination::FORFEITS
-                .iter()
-                .position(|&f| f == record.termination),
-            record.forfeiter(),
+            Termination::FORFEITS.iter().position(|&f| f == termination),
+            duel.forfeit,
         ) {
             self.forfeits[usize::from(who == Side::B)][kind] += 1;
         }
@@ -108,18 +106,21 @@ impl Tally {
     }
 
     pub fn add(&mut self, record: &Record) -> Result<()> {
+        let Some(duel) = record.duel() else {
+            anyhow::bail!("a puzzle attempt in a games run");
+        };
         let (m, c) = (
             usize::from(record.key.matchup),
             usize::from(record.key.case),
         );
-        self.cells[m][c].add(record)?;
-        self.overall[m].add(record)?;
+        self.cells[m][c].add(duel, record.termination)?;
+        self.overall[m].add(duel, record.termination)?;
         self.games += 1;
         let kind = record.termination as usize;
         let (a, b) = self.pairings[m];
         self.outcomes[a].ended[kind] += 1;
         self.outcomes[b].ended[kind] += 1;
-        if let Some(side) = record.forfeiter() {
+        if let Some(side) = duel.forfeit {
             let who = &mut self.outcomes[if side == Side::A { a } else { b }];
             who.forfeited += 1;
             if who.first_forfeits.len() < FORFEITS_KEPT {
@@ -135,9 +136,9 @@ impl Tally {
                 index: record.key.index,
                 matchup: record.key.matchup,
                 case: record.key.case,
-                score_a: record.points_a(),
+                score_a: duel.score_a.as_f64(),
                 termination: record.termination,
-                forfeit: record.forfeiter(),
+                forfeit: duel.forfeit,
                 plies: record.plies,
             });
         }

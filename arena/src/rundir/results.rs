@@ -335,6 +335,7 @@ impl Codec {
 }
 
 /// Appends the record's extra columns, each after a comma.
+#[inline(always)]
 fn write_extras(record: &Record, out: &mut Vec<u8>) {
     for e in &record.extras {
         out.push(b',');
