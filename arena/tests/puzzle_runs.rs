@@ -335,3 +335,43 @@ fn puzzle_configs_are_checked() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("astar"));
 }
+
+#[test]
+fn match_takes_a_seed_range_for_puzzles_only() {
+    let t = tempfile::tempdir().unwrap();
+    let out = t.path().join("m");
+    let o = arena(&[
+        "match",
+        "--game",
+        "puzzles",
+        "--cases",
+        "dust",
+        "--agent",
+        "greedy",
+        "--seeds",
+        "10..13",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let seeds: Vec<String> = rows(&out.join("games.csv"))
+        .iter()
+        .map(|r| r[2].to_owned())
+        .collect();
+    assert_eq!(seeds, ["10", "11", "12"]);
+    let o = arena(&[
+        "match",
+        "--game",
+        "dominoes",
+        "--agent",
+        "greedy",
+        "--agent",
+        "random",
+        "--seeds",
+        "0..4",
+        "--out",
+        t.path().join("d").to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--seeds is for puzzle runs"));
+}

@@ -52,7 +52,7 @@ pub struct VisArgs {
     pub out: Option<PathBuf>,
 }
 
-fn parse_seeds(s: &str) -> Result<Range<u64>, String> {
+pub(super) fn parse_seeds(s: &str) -> Result<Range<u64>, String> {
     let (a, b) = s
         .split_once("..")
         .ok_or("expected START..END, e.g. 0..100")?;

@@ -106,9 +106,13 @@ pub struct MatchArgs {
     /// puzzles: seeds per puzzle, from --seed on.
     #[arg(long)]
     pub games_per_case: Option<u32>,
-    /// The master seed (default 1).
+    /// The master seed (default 1); puzzles: the first instance seed.
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Puzzles: the instance seeds `START..END` (end excluded), the same files as
+    /// `arena gen --seeds`; sets --seed and --games-per-case.
+    #[arg(long, value_parser = super::puzzles::parse_seeds, conflicts_with_all = ["seed", "games_per_case"])]
+    pub seeds: Option<std::ops::Range<u64>>,
     /// Output directory, created (default: results/<game>-<timestamp>). A directory
     /// holding the same match (and shard) is resumed, so retries are safe.
     #[arg(long)]
@@ -228,11 +232,24 @@ fn agent_entry(text: String) -> AgentEntry {
 }
 
 pub fn run_match(args: MatchArgs) -> Result<()> {
+    let (seed, games_per_case) = match &args.seeds {
+        None => (args.seed, args.games_per_case),
+        Some(_) if task::lookup(&args.game)?.seats() != 1 => {
+            anyhow::bail!(
+                "--seeds is for puzzle runs (--game puzzles); games take --seed and --games-per-case"
+            )
+        }
+        Some(range) => {
+            let count = u32::try_from(range.end - range.start)
+                .map_err(|_| anyhow::anyhow!("--seeds {range:?}: too many seeds"))?;
+            (Some(range.start), Some(count))
+        }
+    };
     let config = Config {
         game: args.game,
         cases: args.cases.map(Cases::Text),
-        games_per_case: args.games_per_case,
-        seed: args.seed,
+        games_per_case,
+        seed,
         agents: args.agents.into_iter().map(agent_entry).collect(),
         concurrency: None,
         out: None,
