@@ -344,13 +344,15 @@ pub fn replay(dir: &Path, index: u64) -> Result<String> {
     // Only games that were played: a run stopped by the SPRT, interrupted, or a shard
     // holds fewer games than its schedule.
     let games_csv = run.games_csv();
-    let mut found = false;
+    let mut found = None;
     let mut played = 0u64;
     if games_csv.exists() {
         // The whole file is checked, not only up to the game: a replay of a damaged
         // run directory says so.
         played = read_rows(&games_csv, plan, shard, Torn::Refuse, &mut |r| {
-            found |= r.key.index == index;
+            if r.key.index == index {
+                found = Some(r);
+            }
             Ok(engine::Flow::Continue)
         })?;
     }
@@ -360,13 +362,18 @@ pub fn replay(dir: &Path, index: u64) -> Result<String> {
             schedule.len().saturating_sub(1)
         );
     }
-    if !found {
+    let Some(record) = found else {
         anyhow::bail!(
             "game {index} was not played in {}: {} holds {played} games of this {}",
             dir.display(),
             games_csv.display(),
             if shard.is_whole() { "run" } else { "shard" }
         );
+    };
+    // A puzzle attempt's answer is on disk: it is shown as it was given, never re-solved
+    // (an external solver need not answer the same twice).
+    if plan.is_solo() {
+        return crate::task::puzzles::describe(plan, &record);
     }
     let prepared = plan.task().prepare(plan)?;
     let external = external_runtime(&run, 0)?;

@@ -200,28 +200,47 @@ impl Prepared for PreparedPuzzles {
         Ok(judge(job, kind, &instance, &reply, elapsed))
     }
 
+    /// Solves the attempt again (`arena replay` shows the stored answer instead:
+    /// [`describe`]).
     fn replay(
         &self,
         job: &JobKey,
         external: Option<&Arc<ExternalRuntime>>,
     ) -> Result<(String, Record)> {
-        let kind = self.kinds[usize::from(job.case)];
-        let seed = self.plan.seed + u64::from(job.pair);
-        let solver = &self.plan.agents[usize::from(job.matchup)].name;
-        let (instance, reply, elapsed) = self.attempt(job, external)?;
-        let record = judge(job, kind, &instance, &reply, elapsed);
-        let mut out = format!(
-            "attempt {}: {kind} seed {seed} by {solver}\n\ninstance\n{instance}\n",
-            job.index
-        );
-        let _ = match &reply {
-            Ok(r) => writeln!(out, "\nanswer\n{}", r.answer),
-            Err(e) => writeln!(out, "\nno answer: {e}"),
-        };
-        let _ = match (&record.outcome, record.termination) {
-            (Outcome::Solo(Attempt { score: Some(s) }), _) => writeln!(out, "\nScore = {s}"),
-            (_, t) => writeln!(out, "\ninvalid: {t} ({})", record.reason),
-        };
-        Ok((out, record))
+        let record = self.play(job, external)?;
+        Ok((describe(&self.plan, &record)?, record))
     }
+}
+
+/// `arena replay` of a puzzle attempt: the instance, the answer as recorded, the
+/// referee's verdict and the answer drawn as text.
+pub fn describe(plan: &Plan, record: &Record) -> Result<String> {
+    let job = &record.key;
+    let kind = kind(&plan.cases[usize::from(job.case)])?;
+    let seed = plan.seed + u64::from(job.pair);
+    let solver = &plan.agents[usize::from(job.matchup)].name;
+    let instance = kind.generate(seed);
+    let answer = record
+        .extras
+        .iter()
+        .nth(2)
+        .map_or(String::new(), ToString::to_string);
+    let mut out = format!(
+        "attempt {}: {kind} seed {seed} by {solver}\n\ninstance\n{instance}\n",
+        job.index
+    );
+    let _ = match answer.as_str() {
+        "" => writeln!(out, "\nno answer"),
+        a => writeln!(out, "\nanswer\n{a}"),
+    };
+    let _ = match (&record.outcome, record.termination) {
+        (Outcome::Solo(Attempt { score: Some(s) }), _) => writeln!(out, "\nScore = {s}"),
+        (_, t) => writeln!(out, "\ninvalid: {t} ({})", record.reason),
+    };
+    let _ = writeln!(
+        out,
+        "\ndraw it: arena vis {kind} <instance file> <answer file> (arena gen {kind} --seeds {seed}..{})",
+        seed + 1
+    );
+    Ok(out)
 }
