@@ -309,6 +309,17 @@ pub struct Record {
     /// Wall time of a puzzle attempt, measured by the arena. Never in `games.csv` (it is
     /// not reproducible): `times.csv` holds it. `None` for games and for records read back.
     pub elapsed: Option<std::time::Duration>,
+    /// A timed game's think time per decision (`--timings`): never in `games.csv`;
+    /// `timings.csv` holds it. `None` when untimed and for records read back.
+    pub think: Option<Box<ThinkTimes>>,
+}
+
+/// Each agent's decisions in one game, in microseconds of wall time as the arena
+/// measured them (from the call to its answer; for an external bot, the pipe included).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct ThinkTimes {
+    /// Agent A's, then agent B's.
+    pub micros: [Vec<u32>; 2],
 }
 
 impl Record {

@@ -13,6 +13,7 @@ use crate::config::Plan;
 use crate::engine::{self, Execution, Observer, RunEnd, Shard, SprtMonitor, StartupGuard};
 use crate::external::{ExecAgent, ExternalRuntime};
 use crate::report::puzzle_html::PuzzlePage;
+use crate::report::think::{THINK_CSV, TIMINGS_CSV, ThinkTally};
 use crate::report::{
     ConsoleTable, Exporter, Forfeits, Progress, RunFacts, Summarizer, export, html, puzzles,
 };
@@ -65,7 +66,16 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
     let shard = run.shard();
     let schedule = plan.schedule();
     let total = schedule.shard_len(shard);
-    let prepared = plan.task().prepare(plan)?;
+    let mut prepared = plan.task().prepare(plan)?;
+    // Timed when asked, and always with an external agent (its games are slow anyway,
+    // and its think time is what its author needs).
+    let timed = !plan.is_solo()
+        && (exec.timings
+            || plan
+                .agents
+                .iter()
+                .any(|a| matches!(a.spec, agents::Spec::Exec { .. })));
+    prepared.time_moves(timed);
     let mut tally = Summarizer::new(plan)?;
     let mut forfeits = Forfeits::new(plan);
     // An SPRT is decided on the whole run in game order; shards leave it to `merge`.
@@ -89,7 +99,7 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
     }
     let decided = sprt.as_ref().is_some_and(SprtMonitor::decided);
     if done == total || decided {
-        let table = write_summaries(run, &tally, decided)?;
+        let table = write_summaries(run, &tally, decided, existing_think(run)?.as_ref())?;
         println!(
             "nothing to do: {} is finished ({done} games)\n\n{table}{}",
             run.dir.display(),
@@ -109,6 +119,14 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
     let harness = |e: anyhow::Error| e.context(HarnessFailure);
     let mut writer = ResultsWriter::append(&games_csv, plan, done).map_err(harness)?;
     let mut progress = Progress::new(exec.progress, plan, total, done);
+    let mut think = match timed {
+        true => {
+            // Times of games past the last one on disk were never recorded: dropped.
+            let next = schedule.shard_game(shard, done);
+            Some(ThinkTally::open(&run.dir, plan, next).map_err(harness)?)
+        }
+        false => None,
+    };
     let mut times = match plan.is_solo() {
         true => Some(
             TimesWriter::append(&run.dir.join(TIMES_CSV), plan, exec.concurrency)
@@ -137,6 +155,9 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
         if let Some(t) = &mut times {
             observers.push(t);
         }
+        if let Some(t) = &mut think {
+            observers.push(t);
+        }
         engine::play_all(
             prepared.as_ref(),
             engine::Span {
@@ -153,6 +174,9 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
     progress.finish();
     writer.flush().map_err(harness)?;
     if let Some(t) = &mut times {
+        t.flush().map_err(harness)?;
+    }
+    if let Some(t) = &mut think {
         t.flush().map_err(harness)?;
     }
     if let Some(rt) = &external {
@@ -196,7 +220,8 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
         }
         .into());
     }
-    let table = write_summaries(run, &tally, end == RunEnd::Stopped).map_err(harness)?;
+    let table =
+        write_summaries(run, &tally, end == RunEnd::Stopped, think.as_ref()).map_err(harness)?;
     let forfeit_list = forfeits.describe(&run.dir);
     if !forfeit_list.is_empty() {
         run.log(forfeit_list.trim_end())?;
@@ -216,8 +241,23 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
     Ok(())
 }
 
-/// Writes every summary file and returns the console table.
-pub fn write_summaries(run: &RunDir, tally: &Summarizer, stopped_early: bool) -> Result<String> {
+/// The think times of a timed run already in `dir`, if any (`timings.csv`).
+fn existing_think(run: &RunDir) -> Result<Option<ThinkTally>> {
+    if run.dir.join(TIMINGS_CSV).exists() {
+        Ok(Some(ThinkTally::open(&run.dir, &run.plan, u64::MAX)?))
+    } else {
+        Ok(None)
+    }
+}
+
+/// Writes every summary file and returns the console table (with the think times of a
+/// timed run).
+pub fn write_summaries(
+    run: &RunDir,
+    tally: &Summarizer,
+    stopped_early: bool,
+    think: Option<&ThinkTally>,
+) -> Result<String> {
     let facts = RunFacts {
         game: run.plan.game.clone(),
         seed: run.plan.seed,
@@ -241,11 +281,17 @@ pub fn write_summaries(run: &RunDir, tally: &Summarizer, stopped_early: bool) ->
             write_atomic(&run.dir.join(name), &exporter.export(&report, &facts)?)?;
         }
     }
+    let think_html = think.map_or(String::new(), ThinkTally::html);
     write_atomic(
         &run.dir.join("report.html"),
-        &html::page(&run.plan, &report, &facts)?,
+        &html::page(&run.plan, &report, &facts, &think_html)?,
     )?;
-    ConsoleTable.export(&report, &facts)
+    let mut table = ConsoleTable.export(&report, &facts)?;
+    if let Some(t) = think {
+        write_atomic(&run.dir.join(THINK_CSV), &t.csv()?)?;
+        table.push_str(&t.console());
+    }
+    Ok(table)
 }
 
 /// `arena report DIR`: writes `report.html` again from the games on disk (the other
@@ -283,7 +329,11 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
         seed: run.plan.seed,
         stopped_early,
     };
-    write_atomic(&path, &html::page(&run.plan, &tally.report(), &facts)?)?;
+    let think_html = existing_think(&run)?.map_or(String::new(), |t| t.html());
+    write_atomic(
+        &path,
+        &html::page(&run.plan, &tally.report(), &facts, &think_html)?,
+    )?;
     Ok(path)
 }
 

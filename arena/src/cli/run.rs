@@ -19,6 +19,11 @@ pub struct ExecArgs {
     /// Progress bars on stderr: `auto` shows them on a terminal.
     #[arg(long, value_enum, default_value_t = ProgressMode::Auto)]
     pub progress: ProgressMode,
+    /// Measure each move's wall time: timings.csv, think.csv and a think-time table
+    /// (always on when an agent is external; off otherwise, as the clock reads cost fast
+    /// built-in games a large share of their time).
+    #[arg(long)]
+    pub timings: bool,
 }
 
 /// Which shard of the run to play (`docs/scale.md`).
@@ -165,6 +170,7 @@ fn execution(args: &ExecArgs, config: Option<usize>) -> Result<Execution> {
     Ok(Execution {
         concurrency,
         progress: args.progress == ProgressMode::Auto,
+        timings: args.timings,
     })
 }
 
@@ -276,7 +282,8 @@ pub fn merge(args: MergeArgs) -> Result<()> {
             return Err(e);
         }
     };
-    let table = tournament::write_summaries(&merged.run, &merged.tally, merged.stopped_early)?;
+    let table =
+        tournament::write_summaries(&merged.run, &merged.tally, merged.stopped_early, None)?;
     merged.run.log(&format!(
         "merged {} games from {} shards{}",
         merged.games,

@@ -22,6 +22,9 @@ use crate::task::Prepared;
 pub struct Execution {
     pub concurrency: usize,
     pub progress: bool,
+    /// Measure every decision's wall time (`timings.csv`, `think.csv`). Runs with an
+    /// external agent are timed whatever this says.
+    pub timings: bool,
 }
 
 /// Why the engine returned.

@@ -59,13 +59,21 @@ impl Replayed {
 /// the same run gives the same bytes wherever it was written.
 pub struct HtmlReport {
     pub replays: Vec<Replayed>,
+    /// The think-time section, when the run was timed (`report::think`).
+    pub think: String,
 }
 
 /// The whole page for a run: replays the viewer's games, then exports.
-pub fn page(plan: &crate::config::Plan, report: &Report, facts: &RunFacts) -> Result<String> {
+pub fn page(
+    plan: &crate::config::Plan,
+    report: &Report,
+    facts: &RunFacts,
+    think: &str,
+) -> Result<String> {
     let games = super::viewer::chosen(plan, report);
     let html = HtmlReport {
         replays: super::viewer::replay(plan, &games)?,
+        think: think.to_owned(),
     };
     html.export(report, facts)
 }
@@ -171,6 +179,7 @@ impl Exporter for HtmlReport {
         }
         matchup_sections(&mut body, report, &facts.game);
         terminations_section(&mut body, report);
+        body.push_str(&self.think);
         viewer_section(&mut body, report, self);
         Ok(format!(
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Arena report: {}</title>\n<style>{STYLE}</style></head>\n<body>\n{body}<script type=\"application/json\" id=\"arena-data\">{json}</script>\n<script>{SCRIPT}</script>\n</body></html>\n",

@@ -12,6 +12,7 @@ pub mod puzzle_svg;
 pub mod puzzles;
 pub mod summary;
 pub mod svg;
+pub mod think;
 pub mod viewer;
 
 pub use aggregate::Tally;

@@ -268,6 +268,7 @@ impl Codec {
             plies: 0,
             extras,
             elapsed: None,
+            think: None,
         })
     }
 
@@ -330,6 +331,7 @@ impl Codec {
             plies,
             extras,
             elapsed: None,
+            think: None,
         })
     }
 }

@@ -14,7 +14,7 @@ use arena_core::{Agent, AgentError, Game, Seat};
 use super::{BookOptions, Prepared, SolveOptions, Solved, Task};
 use crate::config::Plan;
 use crate::external::{ExternalRuntime, Wire};
-use crate::record::{Duel, Extras, JobKey, Outcome, Record, Score, Side, Termination};
+use crate::record::{Duel, Extras, JobKey, Outcome, Record, Score, Side, Termination, ThinkTimes};
 
 /// What the engine needs to know about a two-seat game.
 pub trait DuelGame: Send + Sync + 'static {
@@ -140,6 +140,7 @@ impl<D: DuelGame> Task for DuelTask<D> {
             plan: plan.clone(),
             matchups: plan.matchups(),
             cases,
+            timed: false,
         }))
     }
 
@@ -175,6 +176,8 @@ struct PreparedDuel<D: DuelGame> {
     plan: Plan,
     matchups: Vec<(usize, usize)>,
     cases: Vec<<D::G as Game>::Case>,
+    /// Whether each decision's wall time is measured (`--timings`).
+    timed: bool,
 }
 
 /// What happened at one decision, for `arena replay`.
@@ -249,6 +252,7 @@ impl<D: DuelGame> PreparedDuel<D> {
         let slot_of = |seat: Seat| usize::from(seat != seat_a);
 
         let mut plies = 0u32;
+        let mut think = self.timed.then(Box::<ThinkTimes>::default);
         // Whose call is under way: a panic there is charged to that agent; anywhere else
         // (the referee) it is a bug of ours, and it propagates.
         let mut calling: Option<(usize, Seat)> = None;
@@ -272,7 +276,12 @@ impl<D: DuelGame> PreparedDuel<D> {
                     let seat = position.to_move();
                     let slot = slot_of(seat);
                     calling = Some((slot, seat));
+                    let began = think.is_some().then(std::time::Instant::now);
                     let reply = agents[slot].play(&position.view());
+                    if let (Some(t), Some(began)) = (&mut think, began) {
+                        let micros = began.elapsed().as_micros();
+                        t.micros[slot].push(u32::try_from(micros).unwrap_or(u32::MAX));
+                    }
                     calling = None;
                     let mv = match reply {
                         Ok(mv) => mv,
@@ -339,6 +348,7 @@ impl<D: DuelGame> PreparedDuel<D> {
             plies,
             extras,
             elapsed: None,
+            think,
         })
     }
 }
@@ -361,6 +371,10 @@ fn forfeited<G: Game, F: FnMut(Step<'_, G>)>(
 }
 
 impl<D: DuelGame> Prepared for PreparedDuel<D> {
+    fn time_moves(&mut self, on: bool) {
+        self.timed = on;
+    }
+
     fn play(&self, job: &JobKey, external: Option<&Arc<ExternalRuntime>>) -> Result<Record> {
         self.run(job, external, &mut |_| {})
     }

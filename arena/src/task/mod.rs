@@ -75,6 +75,10 @@ pub trait Task: Send + Sync {
 
 /// A task with a plan's cases parsed: plays and replays jobs. Shared by the workers.
 pub trait Prepared: Send + Sync {
+    /// Measure each decision's wall time into the records (`--timings`). Off by default:
+    /// two clock reads per move would cost fast games a large share of their time.
+    fn time_moves(&mut self, _on: bool) {}
+
     /// Plays one job to its record. `external` runs the plan's `exec:` agents.
     fn play(&self, job: &JobKey, external: Option<&Arc<ExternalRuntime>>) -> Result<Record>;
 

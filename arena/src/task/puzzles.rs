@@ -190,6 +190,7 @@ fn judge(
         plies: 0,
         extras,
         elapsed: Some(elapsed),
+        think: None,
     }
 }
 
