@@ -1043,6 +1043,12 @@ impl Solver {
         if nk == 0 {
             return -1;
         }
+        if empties == 4 && alpha >= 0 {
+            // No child strangles the opponent (that returned a win above), so each
+            // leaves it a safe reply, after which we place the second-last piece and it
+            // places the last: we cannot win, and only a win would matter here.
+            return 0;
+        }
         if empties == 3 {
             // Every child leaves one piece and two squares: the opponent, short of a safe
             // reply, would have lost (returned above); otherwise it draws.
