@@ -537,7 +537,7 @@ impl Table {
 // The solver.
 
 /// Positions with fewer empty squares are not stored (recomputing them is cheaper).
-const TT_MIN_EMPTIES: u32 = 6;
+const TT_MIN_EMPTIES: u32 = 7;
 /// From this many empty squares on, children are ordered by the Strangler count.
 const ORDER_MIN_EMPTIES: u32 = 6;
 
