@@ -14,6 +14,7 @@ fn small() -> StranglerConfig {
         exact: 11,
         depth: 6,
         tt_bits: 14,
+        book: false,
     }
 }
 
@@ -25,7 +26,7 @@ fn registry_builds_every_agent_and_checks_options() {
         "solver",
         "strangler",
         "best",
-        "strangler:nodes=1000,solve=5000,exact=9,depth=3,tt=12",
+        "strangler:nodes=1000,solve=5000,exact=9,depth=3,tt=12,book=false",
         "solver:solve=1000",
     ] {
         assert!(build(&spec.parse().unwrap(), 1).is_ok(), "{spec}");
@@ -34,6 +35,7 @@ fn registry_builds_every_agent_and_checks_options() {
         "strangler:foo=1",
         "strangler:nodes=lots",
         "strangler:tt=40",
+        "best:book=2",
         "greedy:nodes=1",
     ] {
         assert!(build(&bad.parse().unwrap(), 1).is_err(), "{bad}");
