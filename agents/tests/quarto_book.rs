@@ -2,7 +2,7 @@
 //! form round-trips, and the checker re-proves entries and catches a wrong one.
 
 use agents::quarto::book::{self, Book, BookConfig};
-use agents::quarto::solver::{Value, solve_moves};
+use agents::quarto::solver::{Value, canonical_key, solve_moves};
 use agents::quarto::suite::random_safe_position;
 use arena_core::Game;
 use arena_core::quarto::{Quarto, Variant};
@@ -72,12 +72,13 @@ fn a_book_is_exact_round_trips_and_is_reproved() {
 }
 
 /// Every symmetric image of every solved entry finds the entry, with the entry's move
-/// carried over: playing it in the image gives the image of the stored child.
+/// carried over: playing it in the image leads to the stored child's symmetry class.
 fn lookups_carry_moves_over(index: &book::BookIndex, images_per_entry: usize) -> usize {
     use agents::quarto::symmetry::{board_group, piece_group, transform};
     let mut checked = 0;
     for (i, e) in index.book().entries.iter().enumerate() {
-        let Some((value, mv)) = e.solved else {
+        // The opening position (no piece in hand) has no key: every give is equivalent.
+        let (Some((value, mv)), Some(_)) = (e.solved, e.position.in_hand()) else {
             continue;
         };
         let boards = board_group(e.position.variant());
@@ -95,9 +96,11 @@ fn lookups_carry_moves_over(index: &book::BookIndex, images_per_entry: usize) ->
             image_child.play_unchecked(image_mv);
             match stored_child.outcome() {
                 Some(outcome) => assert_eq!(image_child.outcome(), Some(outcome)),
+                // The same class (a stored position with symmetries of its own may map
+                // the move by another of them: an equally good move).
                 None => assert_eq!(
-                    transform(&stored_child, b, p).setup(),
-                    image_child.setup(),
+                    canonical_key(&stored_child),
+                    canonical_key(&image_child),
                     "{} {mv} -> {image_mv}",
                     e.position.setup()
                 ),
@@ -128,6 +131,7 @@ fn a_book_index_finds_every_image_and_carries_its_move_over() {
 fn the_shipped_books_cover_three_plies_and_carry_moves_over() {
     for variant in Variant::ALL {
         let Some(index) = book::shipped(variant) else {
+            assert_eq!(variant, Variant::Squares, "the lines book is shipped");
             continue;
         };
         let expected = book::positions(&Quarto::new(variant), 3);
