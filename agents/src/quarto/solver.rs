@@ -10,9 +10,12 @@
 //!   so a win with the last piece is a win). If no piece is left otherwise: draw.
 //! * Only safe gives are searched (a give the opponent wins with at once loses); a node
 //!   with no safe (square, give) pair is a loss.
-//! * Near the root, children are ordered by the opponent's number of safe replies (the
-//!   Strangler count), and a child that leaves the opponent none (with pieces left) is a
-//!   win without a search.
+//! * From 6 empty squares on, children are ordered by the opponent's number of safe
+//!   replies (the Strangler count); at every depth a child that leaves the opponent none
+//!   (with pieces left) is a win without a search.
+//! * At 4 empty squares, when only a win would matter (alpha >= 0) and no child
+//!   strangles the opponent, the node is "at most a draw" at once: after the opponent's
+//!   safe reply it places the last piece, so no later win exists for the side to move.
 //! * The table stores proven bounds only, so entries never go stale; searches cut off by
 //!   a node budget store nothing on the way out.
 //!
