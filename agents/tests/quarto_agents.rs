@@ -14,6 +14,7 @@ fn small() -> StranglerConfig {
         exact: 11,
         depth: 6,
         tt_bits: 14,
+        book: false,
     }
 }
 
@@ -25,7 +26,7 @@ fn registry_builds_every_agent_and_checks_options() {
         "solver",
         "strangler",
         "best",
-        "strangler:nodes=1000,solve=5000,exact=9,depth=3,tt=12",
+        "strangler:nodes=1000,solve=5000,exact=9,depth=3,tt=12,book=false",
         "solver:solve=1000",
     ] {
         assert!(build(&spec.parse().unwrap(), 1).is_ok(), "{spec}");
@@ -34,6 +35,7 @@ fn registry_builds_every_agent_and_checks_options() {
         "strangler:foo=1",
         "strangler:nodes=lots",
         "strangler:tt=40",
+        "best:book=2",
         "greedy:nodes=1",
     ] {
         assert!(build(&bad.parse().unwrap(), 1).is_err(), "{bad}");
@@ -233,4 +235,24 @@ fn heavy_best_never_gives_away_the_value_against_every_reply() {
     println!(
         "{empties} empties, {seeds} openings per variant, {turns} adversary turns: {checked} moves of best checked"
     );
+}
+
+#[test]
+fn best_plays_the_shipped_book_near_the_empty_board() {
+    for variant in Variant::ALL {
+        let index = agents::quarto::book::shipped(variant).expect("a shipped book");
+        let mut best = Strangler::new(StranglerConfig::default(), 3);
+        let mut checked = 0;
+        for e in &index.book().entries {
+            if e.position.in_hand().is_none() {
+                continue;
+            }
+            let (_, mv) = index.lookup(&e.position).expect("an entry of its own");
+            assert_eq!(best.choose(&e.position), mv, "{}", e.position.setup());
+            // No solver or midgame node is spent on a book move.
+            assert_eq!(best.last_move_nodes(), 0);
+            checked += 1;
+        }
+        assert_eq!(checked, index.book().entries.len() - 1, "{variant}");
+    }
 }

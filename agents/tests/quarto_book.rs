@@ -2,8 +2,9 @@
 //! form round-trips, and the checker re-proves entries and catches a wrong one.
 
 use agents::quarto::book::{self, Book, BookConfig};
-use agents::quarto::solver::{Value, solve_moves};
+use agents::quarto::solver::{Value, canonical_key, solve_moves};
 use agents::quarto::suite::random_safe_position;
+use arena_core::Game;
 use arena_core::quarto::{Quarto, Variant};
 
 #[test]
@@ -68,4 +69,74 @@ fn a_book_is_exact_round_trips_and_is_reproved() {
     let reparsed: Book = tiny.to_string().parse().unwrap();
     assert_eq!(reparsed, tiny);
     assert!("lines ................:- win".parse::<Book>().is_err());
+}
+
+/// Every symmetric image of every solved entry finds the entry, with the entry's move
+/// carried over: playing it in the image leads to the stored child's symmetry class.
+fn lookups_carry_moves_over(index: &book::BookIndex, images_per_entry: usize) -> usize {
+    use agents::quarto::symmetry::{board_group, piece_group, transform};
+    let mut checked = 0;
+    for (i, e) in index.book().entries.iter().enumerate() {
+        // The opening position (no piece in hand) has no key: every give is equivalent.
+        let (Some((value, mv)), Some(_)) = (e.solved, e.position.in_hand()) else {
+            continue;
+        };
+        let boards = board_group(e.position.variant());
+        let pieces = piece_group();
+        for k in 0..images_per_entry {
+            let (b, p) = (
+                &boards[(i * 7 + k * 13) % boards.len()],
+                &pieces[(i * 31 + k * 97) % pieces.len()],
+            );
+            let image = transform(&e.position, b, p);
+            let (v, image_mv) = index.lookup(&image).expect("a stored class");
+            assert_eq!(v, value, "{}", image.setup());
+            let (mut stored_child, mut image_child) = (e.position, image);
+            stored_child.play_unchecked(mv);
+            image_child.play_unchecked(image_mv);
+            match stored_child.outcome() {
+                Some(outcome) => assert_eq!(image_child.outcome(), Some(outcome)),
+                // The same class (a stored position with symmetries of its own may map
+                // the move by another of them: an equally good move).
+                None => assert_eq!(
+                    canonical_key(&stored_child),
+                    canonical_key(&image_child),
+                    "{} {mv} -> {image_mv}",
+                    e.position.setup()
+                ),
+            }
+            checked += 1;
+        }
+    }
+    checked
+}
+
+#[test]
+fn a_book_index_finds_every_image_and_carries_its_move_over() {
+    for variant in Variant::ALL {
+        let root = random_safe_position(variant, 7, 12);
+        let config = BookConfig {
+            plies: 2,
+            max_nodes: 1_000_000,
+            table_bits: 18,
+        };
+        let index = book::BookIndex::new(book::build(&root, config, |_| {}));
+        assert!(lookups_carry_moves_over(&index, 6) > 100);
+        // A position outside the book has no entry.
+        assert_eq!(index.lookup(&random_safe_position(variant, 9, 3)), None);
+    }
+}
+
+#[test]
+fn the_shipped_books_cover_three_plies_and_carry_moves_over() {
+    for variant in Variant::ALL {
+        let index = book::shipped(variant).expect("a shipped book");
+        let expected = book::positions(&Quarto::new(variant), 3);
+        assert_eq!(index.book().entries.len(), expected.len(), "{variant}");
+        for (e, pos) in index.book().entries.iter().zip(&expected) {
+            assert_eq!(e.position.setup(), pos.setup());
+            assert!(e.solved.is_some(), "{variant} {} unknown", pos.setup());
+        }
+        assert!(lookups_carry_moves_over(index, 4) >= 4 * (expected.len() - 1));
+    }
 }

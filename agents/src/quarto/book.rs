@@ -13,13 +13,15 @@
 //! Budgets are node counts, so building a book is reproducible; a position whose solve
 //! runs out is recorded as `unknown` rather than guessed.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt;
+use std::sync::OnceLock;
 
 use arena_core::Game;
-use arena_core::quarto::{Quarto, QuartoMove, Variant};
+use arena_core::quarto::{Piece, Quarto, QuartoMove, Square, Variant};
 
 use super::solver::{Solver, Value, canonical_key};
+use super::symmetry::{apply_mask, board_group, inverse, piece_group, transform};
 
 /// One book line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -241,3 +243,81 @@ pub fn verify(book: &Book, max_nodes: u64, table_bits: u32) -> Result<usize, Boo
     }
     Ok(checked)
 }
+
+/// A book ready for play: its entries by canonical key, so any position of a stored
+/// symmetry class finds its entry, with the entry's move carried over to its own frame.
+pub struct BookIndex {
+    book: Book,
+    by_key: HashMap<u128, usize>,
+}
+
+impl BookIndex {
+    /// Indexes the entries that have a key (a piece in hand); the first of a class wins.
+    pub fn new(book: Book) -> BookIndex {
+        let mut by_key = HashMap::new();
+        for (i, e) in book.entries.iter().enumerate() {
+            if let Some(key) = canonical_key(&e.position) {
+                by_key.entry(key).or_insert(i);
+            }
+        }
+        BookIndex { book, by_key }
+    }
+
+    /// The book.
+    pub fn book(&self) -> &Book {
+        &self.book
+    }
+
+    /// The exact value of `pos` and an optimal move in `pos`'s own frame, if its class
+    /// is in the book and was solved.
+    pub fn lookup(&self, pos: &Quarto) -> Option<(Value, QuartoMove)> {
+        let entry = &self.book.entries[*self.by_key.get(&canonical_key(pos)?)?];
+        let (value, mv) = entry.solved?;
+        let stored = &entry.position;
+        if stored.variant() != pos.variant() {
+            return None;
+        }
+        let target = stored.setup();
+        // A symmetry mapping `pos` onto the stored position, then its inverse on the move.
+        for board in board_group(pos.variant()) {
+            if apply_mask(board, pos.occupied()) != stored.occupied() {
+                continue;
+            }
+            for pieces in piece_group() {
+                if transform(pos, board, pieces).setup() != target {
+                    continue;
+                }
+                let mv = match mv {
+                    QuartoMove::Place { square, give } => QuartoMove::Place {
+                        square: Square::new(inverse(board)[usize::from(square.index())]),
+                        give: give.map(|g| Piece::new(inverse(pieces)[usize::from(g.index())])),
+                    },
+                    QuartoMove::Give(g) => {
+                        QuartoMove::Give(Piece::new(inverse(pieces)[usize::from(g.index())]))
+                    }
+                };
+                return pos.is_legal(mv).then_some((value, mv));
+            }
+        }
+        None
+    }
+}
+
+/// The books shipped with the agents (`agents/books/`): every symmetry class within
+/// three plies of the empty board, solved exactly by `arena book quarto --plies 3`.
+pub fn shipped(variant: Variant) -> Option<&'static BookIndex> {
+    static BOOKS: [OnceLock<Option<BookIndex>>; 2] = [OnceLock::new(), OnceLock::new()];
+    BOOKS[usize::from(variant.index())]
+        .get_or_init(|| {
+            let text = match variant {
+                Variant::Lines => LINES_BOOK,
+                Variant::Squares => SQUARES_BOOK,
+            };
+            let book: Book = text.parse().expect("the shipped book parses");
+            (!book.entries.is_empty()).then(|| BookIndex::new(book))
+        })
+        .as_ref()
+}
+
+const LINES_BOOK: &str = include_str!("../../books/quarto-lines.book");
+const SQUARES_BOOK: &str = include_str!("../../books/quarto-squares.book");

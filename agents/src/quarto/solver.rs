@@ -10,9 +10,12 @@
 //!   so a win with the last piece is a win). If no piece is left otherwise: draw.
 //! * Only safe gives are searched (a give the opponent wins with at once loses); a node
 //!   with no safe (square, give) pair is a loss.
-//! * Near the root, children are ordered by the opponent's number of safe replies (the
-//!   Strangler count), and a child that leaves the opponent none (with pieces left) is a
-//!   win without a search.
+//! * From 6 empty squares on, children are ordered by the opponent's number of safe
+//!   replies (the Strangler count); at every depth a child that leaves the opponent none
+//!   (with pieces left) is a win without a search.
+//! * At 4 empty squares, when only a win would matter (alpha >= 0) and no child
+//!   strangles the opponent, the node is "at most a draw" at once: after the opponent's
+//!   safe reply it places the last piece, so no later win exists for the side to move.
 //! * The table stores proven bounds only, so entries never go stale; searches cut off by
 //!   a node budget store nothing on the way out.
 //!
@@ -174,6 +177,8 @@ pub(crate) struct Geometry {
     /// The lines through each square, as indices into `lines`.
     lines_of: [[u8; 8]; 16],
     n_of: [u8; 16],
+    /// The lines through each square, as a bit per line index.
+    line_bits_of: [u32; 16],
     syms: Vec<SymTable>,
 }
 
@@ -197,6 +202,13 @@ impl Geometry {
                 lines,
                 lines_of,
                 n_of,
+                line_bits_of: std::array::from_fn(|sq| {
+                    lines
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, line)| *line >> sq & 1 == 1)
+                        .fold(0, |bits, (l, _)| bits | 1 << l)
+                }),
                 syms,
             }
         })
@@ -214,6 +226,10 @@ pub(crate) struct Node {
     pub(crate) hand: u8,
     cnt: [u8; MAX_LINES],
     and: [u8; MAX_LINES],
+    /// The lines (bit per line index) with 3 pieces sharing an attribute: the threats.
+    live3: u32,
+    /// The lines with 2 pieces sharing an attribute.
+    live2: u32,
 }
 
 /// The threats of a board: `all` is the OR of the common bytes of its 3-piece lines;
@@ -250,6 +266,8 @@ impl Node {
             hand: 0,
             cnt: [0; MAX_LINES],
             and: [0xff; MAX_LINES],
+            live3: 0,
+            live2: 0,
         }
     }
 
@@ -269,7 +287,7 @@ impl Node {
         Some(n)
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn place(&mut self, s: usize, piece: u8, geo: &Geometry) {
         self.occ |= 1 << s;
         for a in 0..4 {
@@ -280,6 +298,10 @@ impl Node {
             let l = usize::from(l);
             self.cnt[l] += 1;
             self.and[l] &= byte;
+            let live = u32::from(self.and[l] != 0) << l;
+            let bit = 1u32 << l;
+            self.live3 = self.live3 & !bit | live & (u32::from(self.cnt[l] == 3) << l);
+            self.live2 = self.live2 & !bit | live & (u32::from(self.cnt[l] == 2) << l);
         }
     }
 
@@ -295,52 +317,41 @@ impl Node {
 
     pub(crate) fn threats(&self, geo: &Geometry) -> Threats {
         let empty = !self.occ;
-        let mut holes = [(0u16, 0u8); MAX_LINES];
-        let mut n3 = 0;
-        let mut t = Threats {
-            all: 0,
-            excl: [0; 16],
-            two: [0; 16],
-        };
-        for (l, &line) in geo.lines.iter().enumerate() {
+        let mut t = Threats::NONE;
+        let mut m = self.live2;
+        while m != 0 {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
             let and = self.and[l];
-            if and == 0 {
-                continue;
-            }
-            match self.cnt[l] {
-                3 => {
-                    holes[n3] = (line & empty, and);
-                    n3 += 1;
-                    t.all |= and;
-                }
-                2 => {
-                    let mut m = line & empty;
-                    while m != 0 {
-                        t.two[m.trailing_zeros() as usize] |= and;
-                        m &= m - 1;
-                    }
-                }
-                _ => {}
+            let mut e = geo.lines[l] & empty;
+            while e != 0 {
+                t.two[e.trailing_zeros() as usize] |= and;
+                e &= e - 1;
             }
         }
-        if n3 > 0 {
-            // Squares that are no 3-line's hole see every threat; each hole sees the
-            // others'.
-            let mut m = empty;
-            while m != 0 {
-                t.excl[m.trailing_zeros() as usize] = t.all;
-                m &= m - 1;
+        if self.live3 == 0 {
+            return t;
+        }
+        let mut m = self.live3;
+        while m != 0 {
+            t.all |= self.and[m.trailing_zeros() as usize];
+            m &= m - 1;
+        }
+        // Squares that are no 3-line's hole see every threat; each hole sees the
+        // threats of the lines through other holes (a 3-line through an empty square
+        // has it as its hole).
+        t.excl = [t.all; 16];
+        let mut m = self.live3;
+        while m != 0 {
+            let hole = (geo.lines[m.trailing_zeros() as usize] & empty).trailing_zeros() as usize;
+            m &= m - 1;
+            let mut others = self.live3 & !geo.line_bits_of[hole];
+            let mut x = 0;
+            while others != 0 {
+                x |= self.and[others.trailing_zeros() as usize];
+                others &= others - 1;
             }
-            for &(hole, _) in &holes[..n3] {
-                let s = hole.trailing_zeros() as usize;
-                let mut x = 0;
-                for &(h, and) in &holes[..n3] {
-                    if h != hole {
-                        x |= and;
-                    }
-                }
-                t.excl[s] = x;
-            }
+            t.excl[hole] = x;
         }
         t
     }
@@ -529,9 +540,9 @@ impl Table {
 // The solver.
 
 /// Positions with fewer empty squares are not stored (recomputing them is cheaper).
-const TT_MIN_EMPTIES: u32 = 6;
+const TT_MIN_EMPTIES: u32 = 7;
 /// From this many empty squares on, children are ordered by the Strangler count.
-const ORDER_MIN_EMPTIES: u32 = 3;
+const ORDER_MIN_EMPTIES: u32 = 6;
 
 /// An exact solver with its transposition table. One instance serves one variant at a
 /// time: solving a position of the other variant clears the table.
@@ -1024,24 +1035,29 @@ impl Solver {
                 let g = safe.trailing_zeros() as u8;
                 safe &= safe - 1;
                 let score: u16 = if order {
-                    let c = n.safe_replies(s, g, t2) as u16;
-                    if c == 0 && n.avail & !(1 << g) != 0 {
-                        // The opponent must hand us a winning piece.
-                        if let Some((o, m)) = key {
-                            self.table.store(o, m, 1, 1, empties);
-                        }
-                        return 1;
-                    }
-                    c
+                    n.safe_replies(s, g, t2) as u16
                 } else {
-                    0
+                    u16::from(n.has_safe_reply(s, g, t2))
                 };
+                if score == 0 && n.avail & !(1 << g) != 0 {
+                    // The opponent must hand us a winning piece.
+                    if let Some((o, m)) = key {
+                        self.table.store(o, m, 1, 1, empties);
+                    }
+                    return 1;
+                }
                 frame.kids[nk] = score << 8 | (s as u16) << 4 | u16::from(g);
                 nk += 1;
             }
         }
         if nk == 0 {
             return -1;
+        }
+        if empties == 4 && alpha >= 0 {
+            // No child strangles the opponent (that returned a win above), so each
+            // leaves it a safe reply, after which we place the second-last piece and it
+            // places the last: we cannot win, and only a win would matter here.
+            return 0;
         }
         if empties == 3 {
             // Every child leaves one piece and two squares: the opponent, short of a safe

@@ -11,7 +11,9 @@
 //! * `solve`: exact-solver nodes per move;
 //! * `exact`: try the exact solver at this many empty squares or fewer;
 //! * `depth`: the midgame search's deepest iteration;
-//! * `tt`: log2 of the solver's table entries (16 bytes each).
+//! * `tt`: log2 of the solver's table entries (16 bytes each);
+//! * `book`: `true` (default, but `false` for the `solver` agent) to play the shipped
+//!   opening book's exact move where it has the position (`agents/books/`).
 
 use arena_core::quarto::{Quarto, QuartoMove};
 use arena_core::rng::below;
@@ -35,6 +37,9 @@ pub struct StranglerConfig {
     pub depth: u32,
     /// log2 of the solver's table entries.
     pub tt_bits: u32,
+    /// Play the shipped opening book's move where it has the position (exact, near
+    /// the empty board where a solve does not fit the budget).
+    pub book: bool,
 }
 
 impl Default for StranglerConfig {
@@ -50,6 +55,7 @@ impl Default for StranglerConfig {
             exact: 13,
             depth: 8,
             tt_bits: 20,
+            book: true,
         }
     }
 }
@@ -59,11 +65,12 @@ impl StranglerConfig {
     pub fn solver() -> StranglerConfig {
         StranglerConfig {
             nodes: 0,
+            book: false,
             ..StranglerConfig::default()
         }
     }
 
-    const OPTIONS: [&'static str; 5] = ["nodes", "solve", "exact", "depth", "tt"];
+    const OPTIONS: [&'static str; 6] = ["nodes", "solve", "exact", "depth", "tt", "book"];
 
     /// `defaults` with the spec's options applied.
     pub fn from_spec(spec: &Spec, defaults: StranglerConfig) -> Result<StranglerConfig, SpecError> {
@@ -74,6 +81,7 @@ impl StranglerConfig {
             exact: spec.option("exact", defaults.exact)?,
             depth: spec.option("depth", defaults.depth)?,
             tt_bits: spec.option("tt", defaults.tt_bits)?,
+            book: spec.option("book", defaults.book)?,
         };
         if !(10..=28).contains(&config.tt_bits) {
             return Err(SpecError::BadValue {
@@ -278,6 +286,13 @@ impl Strangler {
         if pos.in_hand().is_none() {
             // The opening give: every give is equivalent under the piece symmetries.
             return moves[below(&mut self.rng, moves.len() as u32) as usize];
+        }
+        if self.config.book
+            && let Some((value, mv)) =
+                super::book::shipped(pos.variant()).and_then(|b| b.lookup(pos))
+            && value != Value::Loss
+        {
+            return mv;
         }
         let empties = 16 - pos.occupied().count_ones();
         if empties <= self.config.exact {
