@@ -5,7 +5,7 @@ use agents::puzzles::detrak::{BranchAndBound, OnlineGreedy};
 use agents::puzzles::dominopeg::{
     ColumnScan, ExactCover, FIVE_SETS, census, census_slice, five_set_rank,
 };
-use agents::puzzles::dust::{Ida, greedy};
+use agents::puzzles::dust::{Ida, SlackIda, greedy};
 use agents::puzzles::{Solved, Solver};
 use arena_core::puzzle::Puzzle;
 use arena_core::puzzle::detrak::{self, Detrak};
@@ -59,6 +59,42 @@ fn dust_proves_the_seed_board_optimal_at_eleven() {
     assert_eq!(solved.score, 11);
     assert!(solved.optimal);
     checked::<Dust>(&board, &solved);
+}
+
+#[test]
+fn dust_slack_ida_proves_the_seed_board_optimal_at_eleven() {
+    let board: Board = "GGGGBOYO,RORGYGBY,RRBGOORG,BRBOBYRG,BRYBBRGG,OYGGRORG"
+        .parse()
+        .unwrap();
+    let solved = SlackIda::default().solve(&board, UNLIMITED).unwrap();
+    assert_eq!(solved.score, 11);
+    assert!(solved.optimal);
+    checked::<Dust>(&board, &solved);
+    let quick = SlackIda::default().solve(&board, 1000).unwrap();
+    assert!(!quick.optimal);
+    checked::<Dust>(&board, &quick);
+}
+
+/// Both exact solvers on boards thinned by random clicks to about 20 cells: the same
+/// optimum, and each answer valid.
+#[test]
+fn dust_slack_ida_agrees_with_ida_on_small_boards() {
+    let mut pick = 7u64;
+    for seed in 0..40 {
+        let mut board = Dust::generate(seed);
+        while board.cells.iter().filter(|&&c| c != 0).count() > 20 {
+            let clusters = board.clusters();
+            pick = pick
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            board.remove(clusters[(pick >> 33) as usize % clusters.len()].1);
+        }
+        let slack = SlackIda::default().solve(&board, UNLIMITED).unwrap();
+        let plain = Ida::default().solve(&board, UNLIMITED).unwrap();
+        assert!(slack.optimal && plain.optimal);
+        assert_eq!(slack.score, plain.score, "{board}");
+        checked::<Dust>(&board, &slack);
+    }
 }
 
 #[test]
