@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use agents::puzzles::Solver;
 use agents::puzzles::detrak::BranchAndBound;
-use agents::puzzles::dominopeg::{ColumnScan, ExactCover, census};
+use agents::puzzles::dominopeg::{ColumnScan, ExactCover, MirrorScan, census};
 use agents::puzzles::dust::{Ida, SlackIda};
 use arena_core::puzzle::Puzzle;
 use arena_core::puzzle::detrak::Detrak;
@@ -86,6 +86,7 @@ fn main() {
         return;
     }
     let quick = std::env::args().any(|a| a == "quick");
+    dominopeg_figures("MirrorScan", &mut MirrorScan::default(), 2000);
     dominopeg_figures("ColumnScan", &mut ColumnScan::default(), 2000);
     if !quick {
         dominopeg_figures("ExactCover", &mut ExactCover::default(), 100);

@@ -3,7 +3,7 @@
 
 use agents::puzzles::detrak::{BranchAndBound, OnlineGreedy};
 use agents::puzzles::dominopeg::{
-    ColumnScan, ExactCover, FIVE_SETS, census, census_slice, five_set_rank,
+    ColumnScan, ExactCover, FIVE_SETS, MirrorScan, census, census_slice, five_set_rank,
 };
 use agents::puzzles::dust::{Ida, SlackIda, greedy};
 use agents::puzzles::{Solved, Solver};
@@ -211,6 +211,7 @@ fn seeded_hole_sets(n: u64) -> Vec<dominopeg::Instance> {
 #[test]
 fn dominopeg_column_scan_agrees_with_algorithm_x_and_the_referee() {
     let mut scan = ColumnScan::default();
+    let mut mirror = MirrorScan::default();
     let mut cover = ExactCover::default();
     let mut unsolvable = 0;
     let mut instances = seeded_hole_sets(120);
@@ -226,15 +227,19 @@ fn dominopeg_column_scan_agrees_with_algorithm_x_and_the_referee() {
     for instance in &instances {
         let fast = scan.solve(instance, UNLIMITED).unwrap();
         let slow = cover.solve(instance, UNLIMITED).unwrap();
-        assert!(fast.optimal);
+        let mirrored = mirror.solve(instance, UNLIMITED).unwrap();
+        assert!(fast.optimal && mirrored.optimal);
         checked::<DominoPeg>(instance, &fast);
+        checked::<DominoPeg>(instance, &mirrored);
         let none = |a: &dominopeg::Answer| *a == dominopeg::Answer::None;
         assert_eq!(none(&fast.answer), none(&slow.answer), "{instance}");
+        assert_eq!(none(&mirrored.answer), none(&slow.answer), "{instance}");
         unsolvable += usize::from(none(&fast.answer));
     }
     assert!(unsolvable > 0 && unsolvable < 20, "{unsolvable}");
     let hard = DominoPeg::generate(178);
     assert!(scan.solve(&hard, 10).is_none(), "over budget: nothing");
+    assert!(mirror.solve(&hard, 10).is_none(), "over budget: nothing");
 }
 
 /// Counts every solution with Algorithm X (no memo), for sets with few solutions.

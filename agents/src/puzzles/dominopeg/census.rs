@@ -12,8 +12,8 @@
 use arena_core::puzzle::dominopeg::{Answer, CIRCLE_COLS, CIRCLES, Instance};
 
 use super::super::Solver;
-use super::ColumnScan;
 use super::column_scan::{ALL_CIRCLES, Bounds, Scan, Table, slack};
+use super::{ColumnScan, MirrorScan};
 
 /// C(35, 5).
 pub const FIVE_SETS: usize = 324_632;
@@ -70,7 +70,7 @@ pub fn five_set_rank(holes: u64) -> Option<usize> {
 }
 
 /// The board's mirror images of a circle set: left-right, top-bottom, and both.
-fn mirrors(circles: u64) -> [u64; 3] {
+pub(super) fn mirrors(circles: u64) -> [u64; 3] {
     let cols = u32::from(CIRCLE_COLS);
     let rows = u32::from(CIRCLES) / cols;
     let mut out = [0u64; 3];
@@ -125,12 +125,12 @@ fn five_sets() -> impl Iterator<Item = u64> {
 
 /// The whole census. The number of solutions comes from [`ColumnScan::count`] with no
 /// holes (partial fillings with the same frontier merged). Solvability comes from
-/// solving one set of each symmetry orbit with [`ColumnScan`]: an enumeration of all
+/// solving one set of each symmetry orbit with [`MirrorScan`]: an enumeration of all
 /// 3.5 billion solutions would take far longer, and merging states loses which circles
 /// were left empty.
 pub fn census() -> Census {
-    let mut solver = ColumnScan::default();
-    let solutions = solver.count(0);
+    let solutions = ColumnScan::default().count(0);
+    let mut solver = MirrorScan::default();
     let mut decided = vec![false; FIVE_SETS];
     let mut solvable = vec![false; FIVE_SETS];
     for (rank, holes) in five_sets().enumerate() {

@@ -5,10 +5,12 @@
 
 mod census;
 mod column_scan;
+mod mirror_scan;
 
 use arena_core::puzzle::dominopeg::{Answer, DominoPeg, Instance, Placement, Searcher};
 
 pub use census::{Census, FIVE_SETS, census, census_slice, five_set_rank};
+pub use mirror_scan::MirrorScan;
 
 use super::FoldMap;
 use super::{Solved, Solver};
