@@ -86,10 +86,8 @@ impl Solver<DominoPeg> for MirrorScan {
             .collect::<Vec<_>>();
         let i = (0..4).min_by_key(|&i| (lateness(images[i]), i)).unwrap();
         let mut solved = self.scan.solve(&Instance { holes: images[i] }, max_nodes)?;
-        if let Answer::Solution(ps) = &solved.answer {
-            if i > 0 {
-                solved.answer = Answer::Solution(self.unmirror(i - 1, ps));
-            }
+        if let (Answer::Solution(ps), true) = (&solved.answer, i > 0) {
+            solved.answer = Answer::Solution(self.unmirror(i - 1, ps));
         }
         Some(solved)
     }

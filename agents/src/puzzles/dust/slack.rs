@@ -78,8 +78,7 @@ pub(super) fn remove_and_settle(board: &mut Board, mut set: u64) {
         row[..half].copy_from_slice(&left[1..]);
         let mut right = [0u8; 4];
         let mut to = 0;
-        for x in half..WIDTH {
-            let c = row[x];
+        for &c in &row[half..] {
             right[to] = c;
             to += usize::from(c != 0);
         }
