@@ -2,8 +2,10 @@
 //! example), T6 (the offline Détrak optimum) and T7 (online play and its regret).
 
 use agents::puzzles::detrak::{BranchAndBound, OnlineGreedy};
-use agents::puzzles::dominopeg::ExactCover;
-use agents::puzzles::dust::{Ida, greedy};
+use agents::puzzles::dominopeg::{
+    ColumnScan, ExactCover, FIVE_SETS, MirrorScan, census, census_slice, five_set_rank,
+};
+use agents::puzzles::dust::{Ida, SlackIda, greedy};
 use agents::puzzles::{Solved, Solver};
 use arena_core::puzzle::Puzzle;
 use arena_core::puzzle::detrak::{self, Detrak};
@@ -57,6 +59,42 @@ fn dust_proves_the_seed_board_optimal_at_eleven() {
     assert_eq!(solved.score, 11);
     assert!(solved.optimal);
     checked::<Dust>(&board, &solved);
+}
+
+#[test]
+fn dust_slack_ida_proves_the_seed_board_optimal_at_eleven() {
+    let board: Board = "GGGGBOYO,RORGYGBY,RRBGOORG,BRBOBYRG,BRYBBRGG,OYGGRORG"
+        .parse()
+        .unwrap();
+    let solved = SlackIda::default().solve(&board, UNLIMITED).unwrap();
+    assert_eq!(solved.score, 11);
+    assert!(solved.optimal);
+    checked::<Dust>(&board, &solved);
+    let quick = SlackIda::default().solve(&board, 1000).unwrap();
+    assert!(!quick.optimal);
+    checked::<Dust>(&board, &quick);
+}
+
+/// Both exact solvers on boards thinned by random clicks to about 20 cells: the same
+/// optimum, and each answer valid.
+#[test]
+fn dust_slack_ida_agrees_with_ida_on_small_boards() {
+    let mut pick = 7u64;
+    for seed in 0..40 {
+        let mut board = Dust::generate(seed);
+        while board.cells.iter().filter(|&&c| c != 0).count() > 20 {
+            let clusters = board.clusters();
+            pick = pick
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            board.remove(clusters[(pick >> 33) as usize % clusters.len()].1);
+        }
+        let slack = SlackIda::default().solve(&board, UNLIMITED).unwrap();
+        let plain = Ida::default().solve(&board, UNLIMITED).unwrap();
+        assert!(slack.optimal && plain.optimal);
+        assert_eq!(slack.score, plain.score, "{board}");
+        checked::<Dust>(&board, &slack);
+    }
 }
 
 #[test]
@@ -165,31 +203,152 @@ fn t7_online_play_sees_dominoes_one_at_a_time_and_has_nonnegative_regret() {
     );
 }
 
-/// Classifies all C(35,5) = 324,632 five-circle sets by enumerating every solution
-/// once: each leaves exactly five circles empty (30 pegs on 35 circles), and a set is
-/// solvable iff some solution leaves it empty. Prints the counts for
-/// `docs/benchmarks.md`; run with `cargo test --release -p agents --test puzzles --
-/// --ignored --nocapture dominopeg_counts`.
+/// The five-circle sets of the first `n` seeds.
+fn seeded_hole_sets(n: u64) -> Vec<dominopeg::Instance> {
+    (0..n).map(DominoPeg::generate).collect()
+}
+
 #[test]
-#[ignore = "enumerates every solution of the puzzle"]
-fn dominopeg_counts_every_solution_and_solvable_five_circle_set() {
-    let mut total = 0u64;
-    let mut empty_sets = std::collections::HashSet::new();
-    dominopeg::search(0, &mut |s| {
-        total += 1;
-        let pegs = s.iter().fold(0u64, |m, p| m | p.footprint().unwrap().pegs);
-        empty_sets.insert(!pegs & ((1 << 35) - 1));
+fn dominopeg_column_scan_agrees_with_algorithm_x_and_the_referee() {
+    let mut scan = ColumnScan::default();
+    let mut mirror = MirrorScan::default();
+    let mut cover = ExactCover::default();
+    let mut unsolvable = 0;
+    let mut instances = seeded_hole_sets(120);
+    for text in [
+        "0 10 20 24 28",
+        "0 7 14 21 28",
+        "25 26 27 32 33 34",
+        "",
+        "3 17",
+    ] {
+        instances.push(text.parse().unwrap());
+    }
+    for instance in &instances {
+        let fast = scan.solve(instance, UNLIMITED).unwrap();
+        let slow = cover.solve(instance, UNLIMITED).unwrap();
+        let mirrored = mirror.solve(instance, UNLIMITED).unwrap();
+        assert!(fast.optimal && mirrored.optimal);
+        checked::<DominoPeg>(instance, &fast);
+        checked::<DominoPeg>(instance, &mirrored);
+        let none = |a: &dominopeg::Answer| *a == dominopeg::Answer::None;
+        assert_eq!(none(&fast.answer), none(&slow.answer), "{instance}");
+        assert_eq!(none(&mirrored.answer), none(&slow.answer), "{instance}");
+        unsolvable += usize::from(none(&fast.answer));
+    }
+    assert!(unsolvable > 0 && unsolvable < 20, "{unsolvable}");
+    let hard = DominoPeg::generate(178);
+    assert!(scan.solve(&hard, 10).is_none(), "over budget: nothing");
+    assert!(mirror.solve(&hard, 10).is_none(), "over budget: nothing");
+}
+
+/// Counts every solution with Algorithm X (no memo), for sets with few solutions.
+fn algorithm_x_count(holes: u64) -> u64 {
+    let mut n = 0;
+    dominopeg::search(holes, &mut |_| {
+        n += 1;
         true
     });
-    assert!(empty_sets.iter().all(|m| m.count_ones() == 5));
-    println!(
-        "solutions {total}, solvable five-circle sets {} of 324632",
-        empty_sets.len()
-    );
-    for text in ["0 10 20 24 28", "0 7 14 21 28"] {
-        let i: dominopeg::Instance = text.parse().unwrap();
-        assert!(empty_sets.contains(&i.holes), "{text}");
+    n
+}
+
+#[test]
+fn dominopeg_memoised_counts_match_plain_enumeration() {
+    let scan = ColumnScan::default();
+    // Seeds whose sets have few solutions (0 to 311), so plain enumeration is quick.
+    for seed in [4, 7, 9, 14, 18] {
+        let holes = DominoPeg::generate(seed).holes;
+        assert_eq!(scan.count(holes), algorithm_x_count(holes), "seed {seed}");
     }
-    let seed4: dominopeg::Instance = "2 9 15 18 24".parse().unwrap();
-    assert!(!empty_sets.contains(&seed4.holes));
+}
+
+/// Circles of the board's mirror images: left-right, top-bottom, both.
+fn mirrored(holes: u64) -> [u64; 3] {
+    let mut out = [0; 3];
+    for c in 0..35 {
+        if holes >> c & 1 == 1 {
+            let (r, col) = (c / 7, c % 7);
+            out[0] |= 1 << (7 * r + 6 - col);
+            out[1] |= 1 << (7 * (4 - r) + col);
+            out[2] |= 1 << (7 * (4 - r) + 6 - col);
+        }
+    }
+    out
+}
+
+/// The census solves each symmetry orbit once: check that mirror images of a set are
+/// solvable alike, and (for sets with few solutions) have as many solutions by
+/// Algorithm X.
+#[test]
+fn dominopeg_mirror_images_are_solvable_alike() {
+    let mut scan = ColumnScan::default();
+    let none = |s: &mut ColumnScan, holes| {
+        s.solve(&dominopeg::Instance { holes }, UNLIMITED)
+            .unwrap()
+            .answer
+            == dominopeg::Answer::None
+    };
+    for instance in seeded_hole_sets(60) {
+        let n = none(&mut scan, instance.holes);
+        for image in mirrored(instance.holes) {
+            assert_eq!(none(&mut scan, image), n, "{instance}");
+        }
+    }
+    for seed in [4, 7, 9, 18] {
+        let holes = DominoPeg::generate(seed).holes;
+        let n = scan.count(holes);
+        for image in mirrored(holes) {
+            assert_eq!(algorithm_x_count(image), n, "seed {seed}");
+        }
+    }
+}
+
+/// A slice of the census by plain enumeration (every solution leaving circles 10, 16,
+/// 17 and 18 empty, tallied by its five empty circles) against per-set memoised counts
+/// and per-set solving.
+#[test]
+fn dominopeg_census_slice_agrees_with_per_set_counts() {
+    let must: u64 = 1 << 10 | 1 << 16 | 1 << 17 | 1 << 18;
+    let slice = census_slice(must);
+    let mut scan = ColumnScan::default();
+    let mut sets = 0;
+    for a in (0..35).filter(|a| must >> a & 1 == 0) {
+        let holes = must | 1 << a;
+        sets += 1;
+        let n = slice[five_set_rank(holes).unwrap()];
+        assert_eq!(n, scan.count(holes), "{a}");
+        let solved = scan
+            .solve(&dominopeg::Instance { holes }, UNLIMITED)
+            .unwrap();
+        assert_eq!(n > 0, solved.answer != dominopeg::Answer::None, "{a}");
+    }
+    assert_eq!(sets, 31);
+    let total = slice.iter().sum::<u64>();
+    assert!(total > 0);
+    assert_eq!(total, scan.count(must));
+}
+
+/// The full census (`docs/benchmarks.md`): 318,685 of the 324,632 five-circle sets are
+/// solvable, and the puzzle has 3,506,772,316 solutions. Run with `cargo test --release
+/// -p agents --test puzzles -- --ignored --nocapture dominopeg_census`.
+#[test]
+#[ignore = "about a minute: the whole census"]
+fn dominopeg_census_of_every_five_circle_set() {
+    let census = census();
+    println!(
+        "solutions {}, solvable five-circle sets {} of {FIVE_SETS}",
+        census.solutions,
+        census.solvable_sets()
+    );
+    assert_eq!(census.solvable_sets(), 318_685);
+    assert_eq!(census.solutions, 3_506_772_316);
+    let mut cover = ExactCover::default();
+    for instance in seeded_hole_sets(50) {
+        let none = cover.solve(&instance, UNLIMITED).unwrap().answer == dominopeg::Answer::None;
+        assert_eq!(
+            census.is_solvable(instance.holes),
+            Some(!none),
+            "{instance}"
+        );
+    }
 }

@@ -6,6 +6,10 @@
 
 use arena_core::puzzle::dust::{Answer, Board, CELLS, Dust, Move, WIDTH};
 
+mod slack;
+
+pub use slack::SlackIda;
+
 use super::{FoldMap, Solved, Solver};
 
 #[derive(Default)]
@@ -23,7 +27,7 @@ enum Outcome {
     OutOfBudget,
 }
 
-fn key(board: &Board) -> (u128, u32) {
+pub(super) fn key(board: &Board) -> (u128, u32) {
     let mut low = 0u128;
     for &c in &board.cells[..42] {
         low = low << 3 | u128::from(c);
@@ -38,7 +42,7 @@ fn lower_bound(board: &Board) -> u32 {
     board.colours().count_ones()
 }
 
-fn to_move(cell: usize) -> Move {
+pub(super) fn to_move(cell: usize) -> Move {
     Move {
         x: (cell % WIDTH) as u8,
         y: (cell / WIDTH) as u8,
