@@ -8,8 +8,8 @@ use arena_core::puzzle::dust::{self, Dust};
 use arena_core::puzzle::{Puzzle, PuzzleKind};
 
 use super::detrak::{BranchAndBound, OnlineGreedy};
-use super::dominopeg::ExactCover;
-use super::dust::Ida;
+use super::dominopeg::{ExactCover, MirrorScan};
+use super::dust::SlackIda;
 use super::{Solved, Solver};
 use crate::spec::{Spec, SpecError};
 
@@ -60,8 +60,8 @@ pub fn check(spec: &Spec) -> Result<(), SpecError> {
 /// Runs the built-in `spec` on `instance` (in `kind`'s notation). `Ok(None)`: the
 /// solver found no answer within its budget.
 ///
-/// - `exact`: the exact solver of each puzzle (Détrak branch and bound, DominoPeg exact
-///   cover, dust iterative deepening), with `nodes=N` as its budget; past it, the best
+/// - `exact`: the exact solver of each puzzle (Détrak branch and bound, DominoPeg
+///   `MirrorScan`, dust `SlackIda`), with `nodes=N` as its budget; past it, the best
 ///   answer found so far, not proven.
 /// - `greedy`: the quick baseline of each puzzle: Détrak played online (each domino
 ///   placed before the next is seen, T7), dust by always clearing the largest cluster,
@@ -84,14 +84,18 @@ pub fn solve(kind: PuzzleKind, spec: &Spec, instance: &str) -> Result<Option<Tex
         }
         PuzzleKind::DominoPeg => {
             let instance = parse::<DominoPeg>(instance)?;
-            let budget = if exact { nodes } else { QUICK_DOMINOPEG_NODES };
-            match ExactCover::default().solve(&instance, budget) {
+            let found = if exact {
+                MirrorScan::default().solve(&instance, nodes)
+            } else {
+                ExactCover::default().solve(&instance, QUICK_DOMINOPEG_NODES)
+            };
+            match found {
                 Some(s) => text(Some(s)),
                 // Out of budget: the quick baseline guesses there is no solution.
                 None if !exact => Some(TextAnswer {
                     answer: dominopeg::Answer::None.to_string(),
                     optimal: false,
-                    nodes: budget,
+                    nodes: QUICK_DOMINOPEG_NODES,
                 }),
                 None => None,
             }
@@ -99,7 +103,7 @@ pub fn solve(kind: PuzzleKind, spec: &Spec, instance: &str) -> Result<Option<Tex
         PuzzleKind::Dust => {
             let board = parse::<Dust>(instance)?;
             if exact {
-                text(Ida::default().solve(&board, nodes))
+                text(SlackIda::default().solve(&board, nodes))
             } else {
                 let moves = super::dust::greedy(&board);
                 Some(TextAnswer {

@@ -6,8 +6,8 @@ use std::ops::Range;
 use std::path::PathBuf;
 
 use agents::puzzles::detrak::BranchAndBound;
-use agents::puzzles::dominopeg::ExactCover;
-use agents::puzzles::dust::Ida;
+use agents::puzzles::dominopeg::MirrorScan;
+use agents::puzzles::dust::SlackIda;
 use agents::puzzles::{Solved, Solver};
 use anyhow::{Context, Result, bail};
 use arena_core::puzzle::detrak::{self, Detrak};
@@ -184,7 +184,7 @@ fn solve_one(kind: PuzzleKind, text: &str, json: bool, nodes: u64) -> Result<Str
         }
         PuzzleKind::DominoPeg => {
             let instance: dominopeg::Instance = text.parse()?;
-            let Some(s) = ExactCover::default().solve(&instance, nodes) else {
+            let Some(s) = MirrorScan::default().solve(&instance, nodes) else {
                 bail!("no answer within {nodes} nodes");
             };
             Ok(if json {
@@ -195,7 +195,7 @@ fn solve_one(kind: PuzzleKind, text: &str, json: bool, nodes: u64) -> Result<Str
         }
         PuzzleKind::Dust => {
             let instance: dust::Board = text.parse()?;
-            let s = solved(Ida::default().solve(&instance, nodes))?;
+            let s = solved(SlackIda::default().solve(&instance, nodes))?;
             Ok(if json {
                 dust_json(&instance, &s)?
             } else {
