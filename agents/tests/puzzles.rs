@@ -1,7 +1,7 @@
 //! The built-in puzzle solvers: the seeds' cases (DominoPeg's three, dust's worked
 //! example), T6 (the offline Détrak optimum) and T7 (online play and its regret).
 
-use agents::puzzles::detrak::{BranchAndBound, OnlineGreedy};
+use agents::puzzles::detrak::{BranchAndBound, OnlineGreedy, OnlineLookahead};
 use agents::puzzles::dominopeg::{
     ColumnScan, ExactCover, FIVE_SETS, MirrorScan, census, census_slice, five_set_rank,
 };
@@ -351,4 +351,34 @@ fn dominopeg_census_of_every_five_circle_set() {
             "{instance}"
         );
     }
+}
+
+/// T7 for expected score: the look-ahead never sees a domino before its turn (its play of
+/// the first k dominoes does not depend on the rest), is deterministic, gives valid
+/// answers, and beats the greedy online player on average.
+#[test]
+fn t7_lookahead_plays_online_for_expected_score_and_beats_greedy() {
+    let (mut greedy_total, mut lookahead_total) = (0, 0);
+    for seed in 0..12 {
+        let instance = Detrak::generate(seed);
+        let a = OnlineLookahead::new(8).solve(&instance, u64::MAX).unwrap();
+        assert_eq!(Detrak::score(&instance, &a.answer), Ok(a.score));
+        assert_eq!(
+            OnlineLookahead::new(8).solve(&instance, u64::MAX).unwrap(),
+            a
+        );
+        // Change the last six dominoes: the first six placements stay.
+        let mut other = instance.clone();
+        for d in other.dominoes.iter_mut().skip(6) {
+            *d = detrak::Domino(7 - d.0, 7 - d.1);
+        }
+        let b = OnlineLookahead::new(8).solve(&other, u64::MAX).unwrap();
+        assert_eq!(a.answer.placements[..6], b.answer.placements[..6]);
+        lookahead_total += a.score;
+        greedy_total += OnlineGreedy::default().solve(&instance, 0).unwrap().score;
+    }
+    assert!(
+        lookahead_total > greedy_total,
+        "{lookahead_total} vs {greedy_total}"
+    );
 }

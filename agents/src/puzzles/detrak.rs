@@ -11,8 +11,8 @@
 //! to itself, so it keeps the score; only boards with `(0,1) <= (1,0)` are searched.
 
 use arena_core::puzzle::detrak::{
-    self, ANTI_DIAGONAL, Answer, CELLS, DOMINOES, Detrak, Instance, LINES, Placement, grid_score,
-    line_score,
+    self, ANTI_DIAGONAL, Answer, CELLS, DOMINOES, Detrak, Domino, Instance, LINES, Placement,
+    grid_score, line_score,
 };
 
 use super::{Solved, Solver};
@@ -309,63 +309,173 @@ fn tiles(empty: u32, dead: &mut Vec<u32>) -> bool {
     false
 }
 
+impl OnlineGreedy {
+    /// Where the greedy rule puts domino `d` on `grid` (the highest line bound among
+    /// tileable placements; ties to the first in cell order), and how many placements it
+    /// weighed.
+    fn place(&mut self, grid: &mut [u8; CELLS], d: Domino) -> (Option<Placement>, u64) {
+        let mut best: Option<(i32, Placement)> = None;
+        let mut weighed = 0;
+        let (all, n) = placements(grid);
+        for &p in &all[..n] {
+            weighed += 1;
+            grid[p.first as usize] = d.0;
+            grid[p.second as usize] = d.1;
+            if tileable(grid) {
+                let bound: i32 = LINES
+                    .iter()
+                    .enumerate()
+                    .map(|(i, line)| {
+                        let b = self.bounds.get(line.map(|c| grid[c]), 0b11_1111);
+                        if i == ANTI_DIAGONAL { 2 * b } else { b }
+                    })
+                    .sum();
+                if best.is_none_or(|(b, _)| bound > b) {
+                    best = Some((bound, p));
+                }
+            }
+            grid[p.first as usize] = 0;
+            grid[p.second as usize] = 0;
+        }
+        (best.map(|(_, p)| p), weighed)
+    }
+}
+
+/// Every placement of a domino on two adjacent empty cells of `grid`, in cell order
+/// (first cell, then right, down, left, up): at most 80 (40 adjacent pairs, both ways).
+fn placements(grid: &[u8; CELLS]) -> ([Placement; 80], usize) {
+    let mut out = [Placement {
+        first: 0,
+        second: 0,
+    }; 80];
+    let mut n = 0;
+    for first in 0..CELLS {
+        if grid[first] != 0 {
+            continue;
+        }
+        for second in [
+            first + 1,
+            first + 5,
+            first.wrapping_sub(1),
+            first.wrapping_sub(5),
+        ] {
+            if second < CELLS && detrak::adjacent(first as u8, second as u8) && grid[second] == 0 {
+                out[n] = Placement {
+                    first: first as u8,
+                    second: second as u8,
+                };
+                n += 1;
+            }
+        }
+    }
+    (out, n)
+}
+
 impl Solver<Detrak> for OnlineGreedy {
     fn solve(&mut self, instance: &Instance, _max_nodes: u64) -> Option<Solved<Answer>> {
         let mut grid = [0u8; CELLS];
         grid[0] = instance.start;
-        let mut placements = Vec::with_capacity(DOMINOES);
+        let mut chosen = Vec::with_capacity(DOMINOES);
         let mut nodes = 0;
-        for d in &instance.dominoes {
-            let mut best: Option<(i32, Placement)> = None;
-            for first in 0..CELLS {
-                for second in [
-                    first + 1,
-                    first + 5,
-                    first.wrapping_sub(1),
-                    first.wrapping_sub(5),
-                ] {
-                    let p = Placement {
-                        first: first as u8,
-                        second: second as u8,
-                    };
-                    if second >= CELLS
-                        || !detrak::adjacent(p.first, p.second)
-                        || grid[first] != 0
-                        || grid[second] != 0
-                    {
-                        continue;
-                    }
-                    nodes += 1;
-                    grid[first] = d.0;
-                    grid[second] = d.1;
-                    if tileable(&grid) {
-                        let bound: i32 = LINES
-                            .iter()
-                            .enumerate()
-                            .map(|(i, line)| {
-                                let b = self.bounds.get(line.map(|c| grid[c]), 0b11_1111);
-                                if i == ANTI_DIAGONAL { 2 * b } else { b }
-                            })
-                            .sum();
-                        if best.is_none_or(|(b, _)| bound > b) {
-                            best = Some((bound, p));
+        for &d in &instance.dominoes {
+            let (p, weighed) = self.place(&mut grid, d);
+            nodes += weighed;
+            let p = p?;
+            grid[p.first as usize] = d.0;
+            grid[p.second as usize] = d.1;
+            chosen.push(p);
+        }
+        Some(Solved {
+            score: i64::from(grid_score(&grid)),
+            answer: Answer {
+                placements: chosen.try_into().ok()?,
+            },
+            optimal: false,
+            nodes,
+        })
+    }
+}
+
+/// Online play (T7) for expected score: each domino, before the next is seen, goes where
+/// the mean final score of `rollouts` sampled futures is highest. A future draws the
+/// dominoes still to come as fair dice (never the instance's: they are unseen) and plays
+/// them by the greedy rule; every candidate placement is scored on the same futures
+/// (common random numbers), drawn from a fixed seed, so the player is deterministic.
+pub struct OnlineLookahead {
+    greedy: OnlineGreedy,
+    rollouts: u32,
+}
+
+impl OnlineLookahead {
+    pub const DEFAULT_ROLLOUTS: u32 = 16;
+
+    pub fn new(rollouts: u32) -> Self {
+        OnlineLookahead {
+            greedy: OnlineGreedy::default(),
+            rollouts: rollouts.max(1),
+        }
+    }
+}
+
+impl Default for OnlineLookahead {
+    fn default() -> Self {
+        OnlineLookahead::new(OnlineLookahead::DEFAULT_ROLLOUTS)
+    }
+}
+
+impl Solver<Detrak> for OnlineLookahead {
+    fn solve(&mut self, instance: &Instance, _max_nodes: u64) -> Option<Solved<Answer>> {
+        use rand::SeedableRng;
+        let mut grid = [0u8; CELLS];
+        grid[0] = instance.start;
+        let mut chosen = Vec::with_capacity(DOMINOES);
+        let mut nodes = 0;
+        for (step, &d) in instance.dominoes.iter().enumerate() {
+            let left = DOMINOES - step - 1;
+            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0xDE7A_u64 << 8 | step as u64);
+            let die = |rng: &mut rand_chacha::ChaCha8Rng| 1 + arena_core::rng::below(rng, 6) as u8;
+            let futures: Vec<Vec<Domino>> = (0..self.rollouts)
+                .map(|_| {
+                    (0..left)
+                        .map(|_| Domino(die(&mut rng), die(&mut rng)))
+                        .collect()
+                })
+                .collect();
+            let mut best: Option<(i64, Placement)> = None;
+            let (all, n) = placements(&grid);
+            for &p in &all[..n] {
+                grid[p.first as usize] = d.0;
+                grid[p.second as usize] = d.1;
+                if tileable(&grid) {
+                    let mut total = 0i64;
+                    for future in &futures {
+                        let mut g = grid;
+                        for &f in future {
+                            let (q, weighed) = self.greedy.place(&mut g, f);
+                            nodes += weighed;
+                            let q = q.expect("a tileable board has a tileable placement");
+                            g[q.first as usize] = f.0;
+                            g[q.second as usize] = f.1;
                         }
+                        total += i64::from(grid_score(&g));
                     }
-                    grid[first] = 0;
-                    grid[second] = 0;
+                    if best.is_none_or(|(b, _)| total > b) {
+                        best = Some((total, p));
+                    }
                 }
+                grid[p.first as usize] = 0;
+                grid[p.second as usize] = 0;
             }
             let (_, p) = best?;
             grid[p.first as usize] = d.0;
             grid[p.second as usize] = d.1;
-            placements.push(p);
+            chosen.push(p);
         }
-        let answer = Answer {
-            placements: placements.try_into().ok()?,
-        };
         Some(Solved {
             score: i64::from(grid_score(&grid)),
-            answer,
+            answer: Answer {
+                placements: chosen.try_into().ok()?,
+            },
             optimal: false,
             nodes,
         })

@@ -1,20 +1,21 @@
 //! The built-in puzzle solvers by spec name, over notation strings: what puzzle runs
-//! (`arena run configs/puzzles.toml`) build from a config's agent list. Every name works
-//! for every puzzle, so one list of solvers can attempt all three.
+//! (`arena run configs/puzzles.toml`) build from a config's agent list. `exact` and
+//! `greedy` work for every puzzle, so one list of solvers can attempt all three;
+//! `lookahead` plays Détrak only ([`supports`]).
 
 use arena_core::puzzle::detrak::Detrak;
 use arena_core::puzzle::dominopeg::{self, DominoPeg};
 use arena_core::puzzle::dust::{self, Dust};
 use arena_core::puzzle::{Puzzle, PuzzleKind};
 
-use super::detrak::{BranchAndBound, OnlineGreedy};
+use super::detrak::{BranchAndBound, OnlineGreedy, OnlineLookahead};
 use super::dominopeg::{ExactCover, MirrorScan};
 use super::dust::SlackIda;
 use super::{Solved, Solver};
 use crate::spec::{Spec, SpecError};
 
 /// The built-in solver names, for help texts and errors.
-pub const NAMES: &[&str] = &["exact", "greedy"];
+pub const NAMES: &[&str] = &["exact", "greedy", "lookahead"];
 
 /// What a built-in solver answered, in the puzzle's notation (the referee scores it).
 #[derive(Clone, Debug, PartialEq)]
@@ -48,6 +49,18 @@ pub fn check(spec: &Spec) -> Result<(), SpecError> {
                 spec.option::<u64>("nodes", 0).map(|_| ())
             }
             "greedy" => spec.expect_options(&[]),
+            "lookahead" => {
+                spec.expect_options(&["rollouts"])?;
+                match spec.option("rollouts", OnlineLookahead::DEFAULT_ROLLOUTS)? {
+                    0 => Err(SpecError::BadValue {
+                        name: name.clone(),
+                        option: "rollouts".into(),
+                        value: "0".into(),
+                        reason: "at least one".into(),
+                    }),
+                    _ => Ok(()),
+                }
+            }
             _ => Err(SpecError::Unknown {
                 name: name.clone(),
                 game: "puzzles",
@@ -55,6 +68,12 @@ pub fn check(spec: &Spec) -> Result<(), SpecError> {
             }),
         },
     }
+}
+
+/// Whether the built-in `spec` attempts `kind` (`lookahead` is Détrak's online player
+/// only). External solvers are told the puzzle and may answer any.
+pub fn supports(kind: PuzzleKind, spec: &Spec) -> bool {
+    spec.name() != "lookahead" || kind == PuzzleKind::Detrak
 }
 
 /// Runs the built-in `spec` on `instance` (in `kind`'s notation). `Ok(None)`: the
@@ -67,8 +86,22 @@ pub fn check(spec: &Spec) -> Result<(), SpecError> {
 ///   placed before the next is seen, T7), dust by always clearing the largest cluster,
 ///   DominoPeg by an exact-cover search cut at a few thousand nodes that answers `none`
 ///   past it (so it is wrong whenever that search is too short).
+/// - `lookahead[:rollouts=16]`: Détrak online (T7) for expected score: each domino where
+///   the mean final score over sampled futures (played greedily) is highest.
 pub fn solve(kind: PuzzleKind, spec: &Spec, instance: &str) -> Result<Option<TextAnswer>, String> {
     check(spec).map_err(|e| e.to_string())?;
+    if !supports(kind, spec) {
+        return Err(format!("{spec} does not play {kind}"));
+    }
+    if spec.name() == "lookahead" {
+        let instance = parse::<Detrak>(instance)?;
+        let rollouts = spec
+            .option("rollouts", OnlineLookahead::DEFAULT_ROLLOUTS)
+            .map_err(|e| e.to_string())?;
+        return Ok(text(
+            OnlineLookahead::new(rollouts).solve(&instance, u64::MAX),
+        ));
+    }
     let exact = spec.name() == "exact";
     let nodes = spec
         .option("nodes", default_nodes(kind))

@@ -65,6 +65,15 @@ impl Task for PuzzleTask {
             .iter()
             .map(|c| kind(c))
             .collect::<Result<Vec<_>>>()?;
+        for a in &plan.agents {
+            if let Some(k) = kinds.iter().find(|&&k| !registry::supports(k, &a.spec)) {
+                anyhow::bail!(
+                    "solver {:?} ({}) does not play {k}: give it a run of its own puzzles (cases = \"detrak\")",
+                    a.name,
+                    a.spec
+                );
+            }
+        }
         Ok(Box::new(PreparedPuzzles {
             plan: plan.clone(),
             kinds,
