@@ -371,28 +371,37 @@ fn placements(grid: &[u8; CELLS]) -> ([Placement; 80], usize) {
     (out, n)
 }
 
+/// Plays `instance` online: `choose(grid, step, domino)` places each domino seeing only
+/// the board so far, and says how many placements it weighed.
+fn play_online(
+    instance: &Instance,
+    mut choose: impl FnMut(&mut [u8; CELLS], usize, Domino) -> (Option<Placement>, u64),
+) -> Option<Solved<Answer>> {
+    let mut grid = [0u8; CELLS];
+    grid[0] = instance.start;
+    let mut chosen = Vec::with_capacity(DOMINOES);
+    let mut nodes = 0;
+    for (step, &d) in instance.dominoes.iter().enumerate() {
+        let (p, weighed) = choose(&mut grid, step, d);
+        nodes += weighed;
+        let p = p?;
+        grid[p.first as usize] = d.0;
+        grid[p.second as usize] = d.1;
+        chosen.push(p);
+    }
+    Some(Solved {
+        score: i64::from(grid_score(&grid)),
+        answer: Answer {
+            placements: chosen.try_into().ok()?,
+        },
+        optimal: false,
+        nodes,
+    })
+}
+
 impl Solver<Detrak> for OnlineGreedy {
     fn solve(&mut self, instance: &Instance, _max_nodes: u64) -> Option<Solved<Answer>> {
-        let mut grid = [0u8; CELLS];
-        grid[0] = instance.start;
-        let mut chosen = Vec::with_capacity(DOMINOES);
-        let mut nodes = 0;
-        for &d in &instance.dominoes {
-            let (p, weighed) = self.place(&mut grid, d);
-            nodes += weighed;
-            let p = p?;
-            grid[p.first as usize] = d.0;
-            grid[p.second as usize] = d.1;
-            chosen.push(p);
-        }
-        Some(Solved {
-            score: i64::from(grid_score(&grid)),
-            answer: Answer {
-                placements: chosen.try_into().ok()?,
-            },
-            optimal: false,
-            nodes,
-        })
+        play_online(instance, |grid, _, d| self.place(grid, d))
     }
 }
 
@@ -423,61 +432,53 @@ impl Default for OnlineLookahead {
     }
 }
 
-impl Solver<Detrak> for OnlineLookahead {
-    fn solve(&mut self, instance: &Instance, _max_nodes: u64) -> Option<Solved<Answer>> {
+impl OnlineLookahead {
+    /// The placement of `d` with the best total final score over sampled futures.
+    fn place(
+        &mut self,
+        grid: &mut [u8; CELLS],
+        step: usize,
+        d: Domino,
+    ) -> (Option<Placement>, u64) {
         use rand::SeedableRng;
-        let mut grid = [0u8; CELLS];
-        grid[0] = instance.start;
-        let mut chosen = Vec::with_capacity(DOMINOES);
+        let left = DOMINOES - step - 1;
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0xDE7A_u64 << 8 | step as u64);
+        let mut die = || 1 + arena_core::rng::below(&mut rng, 6) as u8;
+        let futures: Vec<Vec<Domino>> = (0..self.rollouts)
+            .map(|_| (0..left).map(|_| Domino(die(), die())).collect())
+            .collect();
+        let mut best: Option<(i64, Placement)> = None;
         let mut nodes = 0;
-        for (step, &d) in instance.dominoes.iter().enumerate() {
-            let left = DOMINOES - step - 1;
-            let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0xDE7A_u64 << 8 | step as u64);
-            let die = |rng: &mut rand_chacha::ChaCha8Rng| 1 + arena_core::rng::below(rng, 6) as u8;
-            let futures: Vec<Vec<Domino>> = (0..self.rollouts)
-                .map(|_| {
-                    (0..left)
-                        .map(|_| Domino(die(&mut rng), die(&mut rng)))
-                        .collect()
-                })
-                .collect();
-            let mut best: Option<(i64, Placement)> = None;
-            let (all, n) = placements(&grid);
-            for &p in &all[..n] {
-                grid[p.first as usize] = d.0;
-                grid[p.second as usize] = d.1;
-                if tileable(&grid) {
-                    let mut total = 0i64;
-                    for future in &futures {
-                        let mut g = grid;
-                        for &f in future {
-                            let (q, weighed) = self.greedy.place(&mut g, f);
-                            nodes += weighed;
-                            let q = q.expect("a tileable board has a tileable placement");
-                            g[q.first as usize] = f.0;
-                            g[q.second as usize] = f.1;
-                        }
-                        total += i64::from(grid_score(&g));
-                    }
-                    if best.is_none_or(|(b, _)| total > b) {
-                        best = Some((total, p));
-                    }
-                }
-                grid[p.first as usize] = 0;
-                grid[p.second as usize] = 0;
-            }
-            let (_, p) = best?;
+        let (all, n) = placements(grid);
+        for &p in &all[..n] {
             grid[p.first as usize] = d.0;
             grid[p.second as usize] = d.1;
-            chosen.push(p);
+            if tileable(grid) {
+                let mut total = 0i64;
+                for future in &futures {
+                    let mut g = *grid;
+                    for &f in future {
+                        let (q, weighed) = self.greedy.place(&mut g, f);
+                        nodes += weighed;
+                        let q = q.expect("a tileable board has a tileable placement");
+                        g[q.first as usize] = f.0;
+                        g[q.second as usize] = f.1;
+                    }
+                    total += i64::from(grid_score(&g));
+                }
+                if best.is_none_or(|(b, _)| total > b) {
+                    best = Some((total, p));
+                }
+            }
+            grid[p.first as usize] = 0;
+            grid[p.second as usize] = 0;
         }
-        Some(Solved {
-            score: i64::from(grid_score(&grid)),
-            answer: Answer {
-                placements: chosen.try_into().ok()?,
-            },
-            optimal: false,
-            nodes,
-        })
+        (best.map(|(_, p)| p), nodes)
+    }
+}
+
+impl Solver<Detrak> for OnlineLookahead {
+    fn solve(&mut self, instance: &Instance, _max_nodes: u64) -> Option<Solved<Answer>> {
+        play_online(instance, |grid, step, d| self.place(grid, step, d))
     }
 }
