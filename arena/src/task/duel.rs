@@ -212,7 +212,8 @@ impl<D: DuelGame> PreparedDuel<D> {
     }
 
     /// Plays `job` to the end; `observe` sees every step.
-    fn run<F: FnMut(Step<'_, D::G>)>(
+    /// `TIMED`: measure each decision (a constant, so untimed games pay nothing).
+    fn run<const TIMED: bool, F: FnMut(Step<'_, D::G>)>(
         &self,
         job: &JobKey,
         external: Option<&Arc<ExternalRuntime>>,
@@ -252,7 +253,7 @@ impl<D: DuelGame> PreparedDuel<D> {
         let slot_of = |seat: Seat| usize::from(seat != seat_a);
 
         let mut plies = 0u32;
-        let mut think = self.timed.then(Box::<ThinkTimes>::default);
+        let mut think = TIMED.then(Box::<ThinkTimes>::default);
         // Whose call is under way: a panic there is charged to that agent; anywhere else
         // (the referee) it is a bug of ours, and it propagates.
         let mut calling: Option<(usize, Seat)> = None;
@@ -276,12 +277,17 @@ impl<D: DuelGame> PreparedDuel<D> {
                     let seat = position.to_move();
                     let slot = slot_of(seat);
                     calling = Some((slot, seat));
-                    let began = think.is_some().then(std::time::Instant::now);
-                    let reply = agents[slot].play(&position.view());
-                    if let (Some(t), Some(began)) = (&mut think, began) {
-                        let micros = began.elapsed().as_micros();
-                        t.micros[slot].push(u32::try_from(micros).unwrap_or(u32::MAX));
-                    }
+                    let reply = if TIMED {
+                        let began = std::time::Instant::now();
+                        let reply = agents[slot].play(&position.view());
+                        if let Some(t) = &mut think {
+                            let micros = began.elapsed().as_micros();
+                            t.micros[slot].push(u32::try_from(micros).unwrap_or(u32::MAX));
+                        }
+                        reply
+                    } else {
+                        agents[slot].play(&position.view())
+                    };
                     calling = None;
                     let mv = match reply {
                         Ok(mv) => mv,
@@ -376,7 +382,11 @@ impl<D: DuelGame> Prepared for PreparedDuel<D> {
     }
 
     fn play(&self, job: &JobKey, external: Option<&Arc<ExternalRuntime>>) -> Result<Record> {
-        self.run(job, external, &mut |_| {})
+        if self.timed {
+            self.run::<true, _>(job, external, &mut |_| {})
+        } else {
+            self.run::<false, _>(job, external, &mut |_| {})
+        }
     }
 
     fn replay(
@@ -394,7 +404,7 @@ impl<D: DuelGame> Prepared for PreparedDuel<D> {
             job.index, job.pair, job.game
         );
         let mut ply = 0;
-        let record = self.run(job, external, &mut |step| {
+        let record = self.run::<false, _>(job, external, &mut |step| {
             let _ = match step {
                 Step::Start(p) => write!(out, "\nstart\n{}\n", D::draw(p)),
                 Step::Move { seat, mv, after } => {
