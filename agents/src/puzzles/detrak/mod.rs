@@ -1,14 +1,6 @@
-//! Détrak: an exact branch and bound for the offline mode (T6), and a greedy online
-//! player (T7).
-//!
-//! The search fills the first empty cell (row-major) with every remaining domino kind
-//! (identical dominoes are one kind), rightward or downward, in both orientations. The
-//! upper bound sums, over the 11 lines (the anti-diagonal twice), the best score each
-//! line could still reach on its own if its empty cells took any symbol still on a
-//! remaining domino: sound, since the real fill is one such choice for every line at
-//! once. Per-line bounds are memoised by (line contents, symbols available). Symmetry:
-//! transposing a board keeps the start cell, maps rows to columns and the anti-diagonal
-//! to itself, so it keeps the score; only boards with `(0,1) <= (1,0)` are searched.
+//! Détrak: the exact offline solver (T6, [`BranchAndBound`], in `exact.rs` with its
+//! bound's table in `run_table.rs`) and the online players (T7): [`OnlineGreedy`] and
+//! [`OnlineLookahead`].
 
 use arena_core::puzzle::detrak::{
     self, ANTI_DIAGONAL, Answer, CELLS, DOMINOES, Detrak, Domino, Instance, LINES, Placement,
@@ -17,7 +9,14 @@ use arena_core::puzzle::detrak::{
 
 use super::{Solved, Solver};
 
-/// Per-line bound memo: index `pattern * 64 + available symbols mask`; `i8::MIN` unknown.
+mod exact;
+mod run_table;
+
+pub use exact::BranchAndBound;
+
+/// The online players' line bound: the best score each line could still reach on its
+/// own if its empty cells took any symbol still available. Memo: index
+/// `pattern * 64 + available symbols mask`; `i8::MIN` unknown.
 struct LineBounds(Vec<i8>);
 
 const PATTERNS: usize = 7 * 7 * 7 * 7 * 7;
@@ -55,134 +54,6 @@ fn best_fill(mut line: [u8; 5], available: u8) -> i32 {
         }
     }
     best
-}
-
-/// The exact offline solver.
-pub struct BranchAndBound {
-    bounds: LineBounds,
-}
-
-impl Default for BranchAndBound {
-    fn default() -> Self {
-        BranchAndBound {
-            bounds: LineBounds::new(),
-        }
-    }
-}
-
-struct Search<'a> {
-    bounds: &'a mut LineBounds,
-    kinds: Vec<(u8, u8)>,
-    left: Vec<u8>,
-    grid: [u8; CELLS],
-    /// (cell of kind.0, cell of kind.1, kind) for each domino down.
-    placed: Vec<(u8, u8, usize)>,
-    best: i32,
-    best_placed: Vec<(u8, u8, usize)>,
-    nodes: u64,
-    max_nodes: u64,
-}
-
-impl Search<'_> {
-    fn available(&self) -> u8 {
-        self.kinds
-            .iter()
-            .zip(&self.left)
-            .filter(|(_, n)| **n > 0)
-            .fold(0, |m, ((a, b), _)| m | 1 << (a - 1) | 1 << (b - 1))
-    }
-
-    fn upper_bound(&mut self) -> i32 {
-        let available = self.available();
-        let mut total = 0;
-        for (i, line) in LINES.iter().enumerate() {
-            let b = self.bounds.get(line.map(|c| self.grid[c]), available);
-            total += if i == ANTI_DIAGONAL { 2 * b } else { b };
-        }
-        total
-    }
-
-    /// `false` once the budget is spent.
-    fn go(&mut self) -> bool {
-        self.nodes += 1;
-        if self.nodes > self.max_nodes {
-            return false;
-        }
-        let Some(cell) = self.grid.iter().position(|&c| c == 0) else {
-            let score = grid_score(&self.grid);
-            if score > self.best {
-                self.best = score;
-                self.best_placed = self.placed.clone();
-            }
-            return true;
-        };
-        let (row, col) = (cell / 5, cell % 5);
-        let mut children = Vec::new();
-        for partner in [(col < 4).then(|| cell + 1), (row < 4).then(|| cell + 5)]
-            .into_iter()
-            .flatten()
-        {
-            if self.grid[partner] != 0 {
-                continue;
-            }
-            for k in 0..self.kinds.len() {
-                if self.left[k] == 0 {
-                    continue;
-                }
-                let (a, b) = self.kinds[k];
-                let flips: &[(u8, u8)] = if a == b { &[(a, b)] } else { &[(a, b), (b, a)] };
-                for &(x, y) in flips {
-                    self.grid[cell] = x;
-                    self.grid[partner] = y;
-                    self.left[k] -= 1;
-                    let symmetric_twin =
-                        self.grid[1] != 0 && self.grid[5] != 0 && self.grid[1] > self.grid[5];
-                    if !symmetric_twin {
-                        let bound = self.upper_bound();
-                        if bound > self.best {
-                            let (first, second) = if (x, y) == (a, b) {
-                                (cell, partner)
-                            } else {
-                                (partner, cell)
-                            };
-                            children.push((
-                                bound,
-                                cell,
-                                partner,
-                                x,
-                                y,
-                                k,
-                                first as u8,
-                                second as u8,
-                            ));
-                        }
-                    }
-                    self.left[k] += 1;
-                    self.grid[cell] = 0;
-                    self.grid[partner] = 0;
-                }
-            }
-        }
-        children.sort_by_key(|c| std::cmp::Reverse(c.0));
-        for (bound, cell, partner, x, y, k, first, second) in children {
-            if bound <= self.best {
-                break;
-            }
-            self.grid[cell] = x;
-            self.grid[partner] = y;
-            self.left[k] -= 1;
-            self.placed.push((first, second, k));
-            let go_on = self.go();
-            self.placed.pop();
-            self.left[k] += 1;
-            self.grid[cell] = 0;
-            self.grid[partner] = 0;
-            if !go_on {
-                return false;
-            }
-        }
-        true
-    }
 }
 
 /// The dominoes of `instance` grouped by kind (unordered pair, smaller symbol first).
@@ -229,35 +100,6 @@ fn answer_of(instance: &Instance, kinds: &[(u8, u8)], placed: &[(u8, u8, usize)]
     }
     Answer {
         placements: slots.map(|s| s.expect("all 12 dominoes placed")),
-    }
-}
-
-impl Solver<Detrak> for BranchAndBound {
-    fn solve(&mut self, instance: &Instance, max_nodes: u64) -> Option<Solved<Answer>> {
-        let (kinds, left) = kinds(instance);
-        let mut grid = [0; CELLS];
-        grid[0] = instance.start;
-        let mut s = Search {
-            bounds: &mut self.bounds,
-            kinds,
-            left,
-            grid,
-            placed: Vec::with_capacity(DOMINOES),
-            best: i32::MIN,
-            best_placed: Vec::new(),
-            nodes: 0,
-            max_nodes,
-        };
-        let finished = s.go();
-        if s.best_placed.is_empty() {
-            return None;
-        }
-        Some(Solved {
-            answer: answer_of(instance, &s.kinds, &s.best_placed),
-            score: i64::from(s.best),
-            optimal: finished,
-            nodes: s.nodes,
-        })
     }
 }
 

@@ -1,0 +1,598 @@
+//! The exact offline solver (T6): a depth-first branch and bound over row-major fills.
+//!
+//! The search covers the first empty cell (row-major) with every remaining domino kind
+//! (identical dominoes are one kind), rightward or downward, in both orientations, best
+//! bound first. Upper bound of a partial board, with `f` its first empty cell:
+//! * rows and columns whose cells all come before `f` score exactly (T4, -5 included);
+//! * every other row and column scores at most the sum of its runs (the -5 dropped),
+//!   which is the sum over symbols of that symbol's runs in it; per symbol, the runs
+//!   closed before `f` count exactly and the rest is at most what [`RunTable`] holds:
+//!   the best any choice of cells from `f` on could add with the copies of that symbol
+//!   still to place (those on the remaining dominoes, plus those already lying on cells
+//!   after `f`, which the bound treats as free again);
+//! * the anti-diagonal (twice) scores at most its best fill over all symbols at once:
+//!   the cells already covered as they are, the others from the copies left.
+//!
+//! Each symbol's best is taken on its own, so two symbols may claim the same cell: that
+//! is where the bound is loose; it is exact once the board is full. Children are tried
+//! by bound, ties by the exact part of it (rows and columns already scored). Before the
+//! proof, a beam search over the same fill order (the 1,000 partial boards with the
+//! best bounds at each step) and hill climbing on its best full boards (swapping two
+//! dominoes' places, or turning one round) find a strong incumbent: with the optimum
+//! known in advance the proof would need about a fifth fewer nodes. Symmetry:
+//! transposing a board keeps the start cell, maps rows to columns and the anti-diagonal
+//! to itself, so it keeps the score; only boards with `(0,1) <= (1,0)` are searched.
+
+use arena_core::puzzle::detrak::{
+    ANTI_DIAGONAL, Answer, CELLS, DOMINOES, Detrak, Instance, LINES, SIZE, grid_score, line_score,
+};
+
+use super::run_table::{Prefix, RunTable};
+use super::{answer_of, kinds};
+use crate::puzzles::{Solved, Solver};
+
+/// The beam that finds the first incumbent: at most this wide, and one slot per this
+/// many nodes of the budget (so small budgets stay small).
+const MAX_BEAM_WIDTH: usize = 1000;
+const NODES_PER_BEAM_SLOT: u64 = 2000;
+/// How many of the beam's full boards are improved by hill climbing.
+const CLIMBS: usize = 32;
+
+/// The exact offline solver (registry name `exact`).
+#[derive(Default)]
+pub struct BranchAndBound {
+    lines: LineFills,
+}
+
+/// The best score of one line with some cells fixed and the others filled from a pool
+/// of symbol copies, cached by (cells, copies capped at the empty cells) in a
+/// direct-mapped table (a miss recomputes: at most 6^5 fills).
+struct LineFills(Vec<u64>);
+
+const LINE_CACHE_BITS: u32 = 20;
+
+impl Default for LineFills {
+    fn default() -> Self {
+        LineFills(vec![0; 1 << LINE_CACHE_BITS])
+    }
+}
+
+impl LineFills {
+    fn best(&mut self, line: [u8; SIZE], pool: &[u8; 7]) -> i32 {
+        let empties = line.iter().filter(|&&c| c == 0).count() as u8;
+        let key = line.iter().fold(0u64, |k, &c| k * 7 + u64::from(c)) << 18
+            | (1..=6).fold(0u64, |k, x| k << 3 | u64::from(pool[x].min(empties)));
+        // Entries are `(key + 1) << 8 | score byte`, so 0 is an empty slot.
+        let slot = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - LINE_CACHE_BITS)) as usize;
+        let entry = self.0[slot];
+        if entry >> 8 == key + 1 {
+            return i32::from(entry as u8 as i8);
+        }
+        let mut copies = *pool;
+        let v = best_fill(line, &mut copies, 0);
+        self.0[slot] = (key + 1) << 8 | u64::from(v as i8 as u8);
+        v
+    }
+}
+
+fn best_fill(mut line: [u8; SIZE], copies: &mut [u8; 7], from: usize) -> i32 {
+    let Some(at) = (from..SIZE).find(|&i| line[i] == 0) else {
+        return line_score(line);
+    };
+    let mut best = i32::MIN;
+    for x in 1..=6u8 {
+        if copies[usize::from(x)] > 0 {
+            copies[usize::from(x)] -= 1;
+            line[at] = x;
+            best = best.max(best_fill(line, copies, at + 1));
+            copies[usize::from(x)] += 1;
+        }
+    }
+    // No copies left (never in a real search): any score is sound.
+    if best == i32::MIN { 10 } else { best }
+}
+
+/// The anti-diagonal's cells.
+const DIAGONAL: [usize; SIZE] = LINES[ANTI_DIAGONAL];
+
+/// A child of a node: the domino kind `k` on the first empty cell (symbol `x`) and
+/// `partner` (symbol `y`), the next empty cell, and its rows and columns so far.
+#[derive(Clone)]
+struct Child {
+    bound: i32,
+    partner: usize,
+    x: u8,
+    y: u8,
+    k: usize,
+    next: usize,
+    prefix: Prefix,
+}
+
+struct Search<'a> {
+    table: &'static RunTable,
+    lines: &'a mut LineFills,
+    kinds: Vec<(u8, u8)>,
+    left: Vec<u8>,
+    grid: [u8; CELLS],
+    /// Copies of each symbol (index 1..=6) on the dominoes not yet placed.
+    pool: [u8; 7],
+    /// (cell of kind.0, cell of kind.1, kind) for each domino down.
+    placed: Vec<(u8, u8, usize)>,
+    best: i32,
+    best_placed: Vec<(u8, u8, usize)>,
+    nodes: u64,
+    max_nodes: u64,
+    /// Children lists, one per depth (dominoes placed), reused from node to node.
+    buffers: Vec<Vec<Child>>,
+}
+
+impl Search<'_> {
+    fn first_empty(&self, from: usize) -> usize {
+        let mut c = from;
+        while c < CELLS && self.grid[c] != 0 {
+            c += 1;
+        }
+        c
+    }
+
+    /// The upper bound of the board with first empty cell `f` whose rows and columns
+    /// before `f` are `prefix` (module docs).
+    fn upper_bound(&mut self, f: usize, prefix: &Prefix) -> i32 {
+        let diagonal = self.diagonal_bound();
+        self.upper_bound_with(f, prefix, diagonal)
+    }
+
+    /// The anti-diagonal's best fill from the copies left, counted twice.
+    fn diagonal_bound(&mut self) -> i32 {
+        let cells = DIAGONAL.map(|c| self.grid[c]);
+        2 * if cells.contains(&0) {
+            self.lines.best(cells, &self.pool)
+        } else {
+            line_score(cells)
+        }
+    }
+
+    /// [`Search::upper_bound`] given the anti-diagonal's term.
+    fn upper_bound_with(&self, f: usize, prefix: &Prefix, diagonal: i32) -> i32 {
+        let total = prefix.score + diagonal;
+        if f == CELLS {
+            return total;
+        }
+        let mut copies = self.pool;
+        // Cells after `f` can only be covered by dominoes hanging from the row above.
+        // (Cell `f` itself is empty: symbol 0, which counts nothing.)
+        for &s in &self.grid[f + 1..(f + SIZE).min(CELLS)] {
+            copies[usize::from(s)] += 1;
+        }
+        total + self.table.sum_best(f, &copies, prefix)
+    }
+
+    /// `false` once the budget is spent.
+    fn go(&mut self, f: usize, prefix: &Prefix) -> bool {
+        self.nodes += 1;
+        if self.nodes > self.max_nodes {
+            return false;
+        }
+        if f == CELLS {
+            let score = self.upper_bound(CELLS, prefix);
+            if score > self.best {
+                self.best = score;
+                self.best_placed = self.placed.clone();
+            }
+            return true;
+        }
+        // One buffer per depth, kept across nodes.
+        let depth = self.placed.len();
+        let mut children = std::mem::take(&mut self.buffers[depth]);
+        self.children(f, prefix, self.best, &mut children);
+        let mut finished = true;
+        for child in &children {
+            if child.bound <= self.best {
+                break;
+            }
+            self.enter(f, child);
+            finished = self.go(child.next, &child.prefix);
+            self.leave(f, child);
+            if !finished {
+                break;
+            }
+        }
+        self.buffers[depth] = children;
+        finished
+    }
+
+    /// The children of the board with first empty cell `f` whose bound beats `floor`,
+    /// best bound first (ties in generation order).
+    fn children(&mut self, f: usize, prefix: &Prefix, floor: i32, children: &mut Vec<Child>) {
+        let (row, col) = (f / SIZE, f % SIZE);
+        children.clear();
+        let on_diagonal = |c: usize| c / SIZE + c % SIZE == SIZE - 1;
+        // Off the anti-diagonal, its term depends on the kind placed only.
+        let mut diagonal_of_kind = [None; DOMINOES];
+        for partner in [
+            (col < SIZE - 1).then(|| f + 1),
+            (row < SIZE - 1).then(|| f + SIZE),
+        ]
+        .into_iter()
+        .flatten()
+        {
+            if self.grid[partner] != 0 {
+                continue;
+            }
+            let kinds = self.kinds.len();
+            for (k, known_diagonal) in diagonal_of_kind.iter_mut().enumerate().take(kinds) {
+                if self.left[k] == 0 {
+                    continue;
+                }
+                let (a, b) = self.kinds[k];
+                let flips: &[(u8, u8)] = if a == b { &[(a, b)] } else { &[(a, b), (b, a)] };
+                for &(x, y) in flips {
+                    self.grid[f] = x;
+                    self.grid[partner] = y;
+                    let symmetric_twin =
+                        self.grid[1] != 0 && self.grid[5] != 0 && self.grid[1] > self.grid[5];
+                    if !symmetric_twin {
+                        self.take(k);
+                        let next = self.first_empty(f + 1);
+                        let mut p = *prefix;
+                        for cell in f..next {
+                            p.push(cell, self.grid[cell]);
+                        }
+                        let diagonal = if on_diagonal(f) || on_diagonal(partner) {
+                            self.diagonal_bound()
+                        } else {
+                            match *known_diagonal {
+                                Some(d) => d,
+                                None => *known_diagonal.insert(self.diagonal_bound()),
+                            }
+                        };
+                        let bound = self.upper_bound_with(next, &p, diagonal);
+                        self.give_back(k);
+                        if bound > floor {
+                            children.push(Child {
+                                bound,
+                                partner,
+                                x,
+                                y,
+                                k,
+                                next,
+                                prefix: p,
+                            });
+                        }
+                    }
+                    self.grid[f] = 0;
+                    self.grid[partner] = 0;
+                }
+            }
+        }
+        children.sort_by_key(|c| std::cmp::Reverse((c.bound, c.prefix.score)));
+    }
+
+    /// A child's bound computed again from the board with the child entered (tests).
+    #[cfg(test)]
+    fn upper_bound_of(&mut self, f: usize, child: &Child) -> i32 {
+        self.enter(f, child);
+        let bound = self.upper_bound(child.next, &child.prefix);
+        self.leave(f, child);
+        bound
+    }
+
+    fn enter(&mut self, f: usize, child: &Child) {
+        self.grid[f] = child.x;
+        self.grid[child.partner] = child.y;
+        self.take(child.k);
+        let (first, second) = if (child.x, child.y) == self.kinds[child.k] {
+            (f, child.partner)
+        } else {
+            (child.partner, f)
+        };
+        self.placed.push((first as u8, second as u8, child.k));
+    }
+
+    fn leave(&mut self, f: usize, child: &Child) {
+        self.placed.pop();
+        self.give_back(child.k);
+        self.grid[f] = 0;
+        self.grid[child.partner] = 0;
+    }
+
+    /// A beam search over the same fill order, keeping the `width` partial boards with
+    /// the best bounds at each step: a strong incumbent for the proof, cheaply.
+    fn beam(&mut self, root: &Prefix, width: usize) {
+        let start = (self.grid, self.left.clone(), self.pool);
+        let mut beam = vec![(
+            1usize,
+            *root,
+            self.grid,
+            self.left.clone(),
+            self.pool,
+            Vec::new(),
+        )];
+        let mut full = Vec::new();
+        while !beam.is_empty() && self.nodes < self.max_nodes {
+            let mut next = Vec::new();
+            for (f, prefix, grid, left, pool, placed) in &beam {
+                self.nodes += 1;
+                if *f == CELLS {
+                    let score = prefix.score + 2 * line_score(DIAGONAL.map(|c| grid[c]));
+                    full.push((score, *grid, placed.clone()));
+                    continue;
+                }
+                self.grid = *grid;
+                self.left.clone_from(left);
+                self.pool = *pool;
+                self.placed.clone_from(placed);
+                let mut children = Vec::new();
+                self.children(*f, prefix, i32::MIN, &mut children);
+                for child in &children {
+                    self.enter(*f, child);
+                    next.push((
+                        child.bound,
+                        child.next,
+                        child.prefix,
+                        self.grid,
+                        self.left.clone(),
+                        self.pool,
+                        self.placed.clone(),
+                    ));
+                    self.leave(*f, child);
+                }
+            }
+            next.sort_by_key(|c| std::cmp::Reverse((c.0, c.2.score)));
+            next.truncate(width);
+            beam = next
+                .into_iter()
+                .map(|c| (c.1, c.2, c.3, c.4, c.5, c.6))
+                .collect();
+        }
+        // The best full boards, each improved by swapping dominoes while that pays.
+        full.sort_by_key(|b| std::cmp::Reverse(b.0));
+        for (_, mut grid, mut placed) in full.into_iter().take(CLIMBS) {
+            let score = self.climb(&mut grid, &mut placed);
+            if score > self.best {
+                self.best = score;
+                self.best_placed = placed;
+            }
+        }
+        (self.grid, self.left, self.pool) = start;
+        self.placed.clear();
+    }
+
+    /// Hill climbing on a full board: swap the dominoes of two places (each either way
+    /// round), or turn one round, while the score rises. Returns the final score.
+    fn climb(&mut self, grid: &mut [u8; CELLS], placed: &mut [(u8, u8, usize)]) -> i32 {
+        let mut score = grid_score(grid);
+        loop {
+            let mut improved = false;
+            for i in 0..placed.len() {
+                for j in i..placed.len() {
+                    let (ai, bi, ki) = placed[i];
+                    let (aj, bj, kj) = placed[j];
+                    let (cells_i, cells_j) = ([ai, bi], [aj, bj]);
+                    let (syms_i, syms_j) = (self.kinds[ki], self.kinds[kj]);
+                    // Kind j on place i and kind i on place j, each either way round
+                    // (i == j: kind i turned round).
+                    for flip_i in [false, true] {
+                        for flip_j in [false, true] {
+                            if i == j && (flip_j || !flip_i) {
+                                continue;
+                            }
+                            let (new_i, new_j) = if i == j {
+                                (syms_i, syms_i)
+                            } else {
+                                (syms_j, syms_i)
+                            };
+                            let put = |cells: [u8; 2], (x, y): (u8, u8), flip: bool| {
+                                if flip {
+                                    [(cells[0], y), (cells[1], x)]
+                                } else {
+                                    [(cells[0], x), (cells[1], y)]
+                                }
+                            };
+                            let old = *grid;
+                            for (c, v) in put(cells_i, new_i, flip_i) {
+                                grid[usize::from(c)] = v;
+                            }
+                            if i != j {
+                                for (c, v) in put(cells_j, new_j, flip_j) {
+                                    grid[usize::from(c)] = v;
+                                }
+                            }
+                            let s = grid_score(grid);
+                            if s > score {
+                                score = s;
+                                improved = true;
+                                let orient = |cells: [u8; 2], flip: bool| {
+                                    if flip {
+                                        (cells[1], cells[0])
+                                    } else {
+                                        (cells[0], cells[1])
+                                    }
+                                };
+                                if i == j {
+                                    let (a, b) = orient(cells_i, true);
+                                    placed[i] = (a, b, ki);
+                                } else {
+                                    let (a, b) = orient(cells_i, flip_i);
+                                    placed[i] = (a, b, kj);
+                                    let (a, b) = orient(cells_j, flip_j);
+                                    placed[j] = (a, b, ki);
+                                }
+                                break;
+                            }
+                            *grid = old;
+                        }
+                        if improved {
+                            break;
+                        }
+                    }
+                    if improved {
+                        break;
+                    }
+                }
+                if improved {
+                    break;
+                }
+            }
+            if !improved {
+                return score;
+            }
+        }
+    }
+
+    fn take(&mut self, k: usize) {
+        let (a, b) = self.kinds[k];
+        self.left[k] -= 1;
+        self.pool[usize::from(a)] -= 1;
+        self.pool[usize::from(b)] -= 1;
+    }
+
+    fn give_back(&mut self, k: usize) {
+        let (a, b) = self.kinds[k];
+        self.left[k] += 1;
+        self.pool[usize::from(a)] += 1;
+        self.pool[usize::from(b)] += 1;
+    }
+}
+
+impl Solver<Detrak> for BranchAndBound {
+    fn solve(&mut self, instance: &Instance, max_nodes: u64) -> Option<Solved<Answer>> {
+        let (kinds, left) = kinds(instance);
+        let mut grid = [0; CELLS];
+        grid[0] = instance.start;
+        let mut pool = [0u8; 7];
+        for d in &instance.dominoes {
+            pool[usize::from(d.0)] += 1;
+            pool[usize::from(d.1)] += 1;
+        }
+        let mut root = Prefix::default();
+        root.push(0, instance.start);
+        let mut s = Search {
+            table: RunTable::get(),
+            lines: &mut self.lines,
+            kinds,
+            left,
+            grid,
+            pool,
+            placed: Vec::with_capacity(instance.dominoes.len()),
+            best: i32::MIN,
+            best_placed: Vec::new(),
+            nodes: 0,
+            max_nodes,
+            buffers: vec![Vec::new(); DOMINOES + 1],
+        };
+        s.beam(
+            &root,
+            (max_nodes / NODES_PER_BEAM_SLOT).clamp(1, MAX_BEAM_WIDTH as u64) as usize,
+        );
+        let finished = s.go(1, &root);
+        if s.best_placed.is_empty() {
+            return None;
+        }
+        Some(Solved {
+            answer: answer_of(instance, &s.kinds, &s.best_placed),
+            score: i64::from(s.best),
+            optimal: finished,
+            nodes: s.nodes,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use arena_core::puzzle::Puzzle;
+    use arena_core::puzzle::detrak::grid_score;
+    use rand::SeedableRng;
+
+    /// Along random row-major fills of seeded instances, every node's bound is at least
+    /// the score the fill ends with, and a full board's bound is its score.
+    #[test]
+    fn the_bound_never_undercuts_a_fill_that_completes() {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(5);
+        let mut lines = LineFills::default();
+        let mut completed = 0;
+        for seed in 0..400 {
+            let instance = Detrak::generate(seed);
+            let (kinds, left) = kinds(&instance);
+            let mut pool = [0u8; 7];
+            for d in &instance.dominoes {
+                pool[usize::from(d.0)] += 1;
+                pool[usize::from(d.1)] += 1;
+            }
+            let mut grid = [0; CELLS];
+            grid[0] = instance.start;
+            let mut prefix = Prefix::default();
+            prefix.push(0, instance.start);
+            let mut s = Search {
+                table: RunTable::get(),
+                lines: &mut lines,
+                kinds,
+                left,
+                grid,
+                pool,
+                placed: Vec::new(),
+                best: i32::MIN,
+                best_placed: Vec::new(),
+                nodes: 0,
+                max_nodes: u64::MAX,
+                buffers: Vec::new(),
+            };
+            let mut bounds = vec![s.upper_bound(1, &prefix)];
+            let mut f = 1;
+            while f < CELLS {
+                let mut children = Vec::new();
+                s.children(f, &prefix, i32::MIN, &mut children);
+                if children.is_empty() {
+                    break; // a cell no domino can reach: this fill is dead
+                }
+                let child =
+                    &children[arena_core::rng::below(&mut rng, children.len() as u32) as usize];
+                assert_eq!(child.bound, s.upper_bound_of(f, child), "seed {seed}");
+                s.enter(f, child);
+                bounds.push(child.bound);
+                f = child.next;
+                prefix = child.prefix;
+            }
+            if f == CELLS {
+                completed += 1;
+                let score = grid_score(&s.grid);
+                assert_eq!(*bounds.last().unwrap(), score, "seed {seed}");
+                for b in &bounds {
+                    assert!(*b >= score, "seed {seed}: bound {b} < final {score}");
+                }
+            }
+        }
+        assert!(completed > 100, "only {completed} fills completed");
+    }
+
+    /// The optimum does not depend on the order of the dominoes, on which die of a
+    /// domino is first, or on the names of the symbols.
+    #[test]
+    fn the_optimum_is_blind_to_order_orientation_and_symbol_names() {
+        for seed in [7, 8] {
+            let instance = Detrak::generate(seed);
+            let solved = BranchAndBound::default()
+                .solve(&instance, u64::MAX)
+                .unwrap();
+            assert!(solved.optimal);
+            let mut changed = instance.clone();
+            changed.dominoes.reverse();
+            for d in changed.dominoes.iter_mut().step_by(2) {
+                *d = arena_core::puzzle::detrak::Domino(d.1, d.0);
+            }
+            let rename = [0, 4, 6, 1, 5, 3, 2];
+            changed.start = rename[usize::from(changed.start)];
+            for d in &mut changed.dominoes {
+                *d = arena_core::puzzle::detrak::Domino(
+                    rename[usize::from(d.0)],
+                    rename[usize::from(d.1)],
+                );
+            }
+            let again = BranchAndBound::default().solve(&changed, u64::MAX).unwrap();
+            assert!(again.optimal);
+            assert_eq!(again.score, solved.score, "seed {seed}");
+            assert_eq!(Detrak::score(&changed, &again.answer), Ok(again.score));
+        }
+    }
+}

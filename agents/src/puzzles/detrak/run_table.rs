@@ -1,0 +1,359 @@
+//! The best run score one symbol could still add to a Détrak board, tabulated once for
+//! every state a row-major fill can be in (the upper bound of [`super::exact`]).
+//!
+//! A line's score is the sum of its runs' scores, or -5 with no run (T4); dropping the -5
+//! makes it the sum over symbols of that symbol's runs, so the rows and columns of a
+//! board score at most the sum over symbols of what each symbol's own cells score there.
+//! For one symbol, what the cells still to fill can add depends only on where the fill
+//! stands (the next cell in row-major order), the runs of that symbol still open there
+//! (one per column and one in the current row, each a length 0..=4) and how many copies
+//! of it are left to place. The table holds, for every such state, the maximum over
+//! choosing which of the remaining cells take the symbol (at most that many): a dynamic
+//! programme over the cells, about 400,000 states, built once in milliseconds. (The
+//! anti-diagonal is bounded apart, over all symbols at once: see [`super::exact`].)
+
+use std::sync::OnceLock;
+
+use arena_core::puzzle::detrak::{CELLS, RUN_SCORE, SIZE};
+
+/// Where one symbol's runs stand before cell `pos` of a row-major fill.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Open {
+    /// The open run in each column (ending at that column's last filled cell).
+    pub cols: [u8; SIZE],
+    /// The open run in the current row (ending at the cell before `pos`).
+    pub row: u8,
+}
+
+/// The rows and columns of a row-major fill so far: their exact score (complete lines
+/// in full, -5 included; open lines their runs already closed) and their open runs.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Prefix {
+    pub score: i32,
+    pub(super) row: Line,
+    pub(super) cols: [Line; SIZE],
+}
+
+/// One line's open run (symbol 0: none yet) and whether it has scored a run.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct Line {
+    symbol: u8,
+    len: u8,
+    scored: bool,
+}
+
+impl Line {
+    /// Extends the line by `x`; returns the score of a run it closes.
+    fn push(&mut self, x: u8) -> i32 {
+        if self.symbol == x {
+            self.len += 1;
+            return 0;
+        }
+        let closed = self.close();
+        self.symbol = x;
+        self.len = 1;
+        closed
+    }
+
+    fn close(&mut self) -> i32 {
+        let len = std::mem::take(&mut self.len);
+        if len >= 2 {
+            self.scored = true;
+        }
+        run(len)
+    }
+
+    /// Closes the last run of a complete line: its score, and -5 if it has no run.
+    fn finish(&mut self) -> i32 {
+        let closed = self.close();
+        let scored = std::mem::take(&mut self.scored);
+        self.symbol = 0;
+        if scored { closed } else { -5 }
+    }
+}
+
+impl Prefix {
+    /// Appends cell `pos` (the next in row-major order) holding symbol `x`.
+    pub fn push(&mut self, pos: usize, x: u8) {
+        let (r, c) = (pos / SIZE, pos % SIZE);
+        self.score += self.row.push(x);
+        if c == SIZE - 1 {
+            self.score += self.row.finish();
+        }
+        self.score += self.cols[c].push(x);
+        if r == SIZE - 1 {
+            self.score += self.cols[c].finish();
+        }
+    }
+
+    /// Symbol `x`'s open runs.
+    #[cfg(test)]
+    pub fn open(&self, x: u8) -> Open {
+        let len = |l: &Line| if l.symbol == x { l.len } else { 0 };
+        Open {
+            cols: std::array::from_fn(|c| len(&self.cols[c])),
+            row: len(&self.row),
+        }
+    }
+}
+
+/// The table: for cell `pos` (0..=25), copies `0..=25 - pos` (more copies than cells
+/// left add nothing), and every [`Open`] state a fill can be in there, the best score
+/// still to come. States are numbered in a mixed radix per cell (a run is no longer
+/// than its line so far), which keeps the table at about 0.4 MB: it stays in cache.
+pub struct RunTable {
+    values: Vec<i8>,
+    layouts: [Layout; CELLS + 1],
+}
+
+/// How the states of one cell are numbered.
+#[derive(Clone, Copy, Default)]
+struct Layout {
+    offset: usize,
+    /// Open states at this cell (the stride of one more copy).
+    states: usize,
+    row_radix: u8,
+    row_stride: usize,
+    col_radix: [u8; SIZE],
+    col_stride: [usize; SIZE],
+}
+
+impl Layout {
+    fn of(pos: usize, offset: usize) -> Layout {
+        let (r, c) = (pos / SIZE, pos % SIZE);
+        let mut l = Layout {
+            offset,
+            ..Layout::default()
+        };
+        let mut stride = 1;
+        for col in 0..SIZE {
+            // Columns the fill has passed in this row hold runs up to r + 1 (closed, so
+            // 0, once the last row is passed); the others up to r.
+            l.col_radix[col] = match (col < c, r) {
+                (_, SIZE..) => 1,
+                (true, 4) => 1,
+                (true, _) => r as u8 + 2,
+                (false, _) => r as u8 + 1,
+            };
+            l.col_stride[col] = stride;
+            stride *= usize::from(l.col_radix[col]);
+        }
+        l.row_radix = if pos == CELLS { 1 } else { c as u8 + 1 };
+        l.row_stride = stride;
+        l.states = stride * usize::from(l.row_radix);
+        l
+    }
+
+    fn index(&self, copies: usize, open: &Open) -> usize {
+        let cols: usize = (0..SIZE)
+            .map(|c| usize::from(open.cols[c]) * self.col_stride[c])
+            .sum();
+        self.offset + copies * self.states + usize::from(open.row) * self.row_stride + cols
+    }
+
+    fn open(&self, i: usize) -> Open {
+        Open {
+            cols: std::array::from_fn(|c| {
+                (i / self.col_stride[c] % usize::from(self.col_radix[c])) as u8
+            }),
+            row: (i / self.row_stride % usize::from(self.row_radix)) as u8,
+        }
+    }
+}
+
+fn run(len: u8) -> i32 {
+    RUN_SCORE[usize::from(len)]
+}
+
+impl RunTable {
+    /// The shared table, built on first use.
+    pub fn get() -> &'static RunTable {
+        static TABLE: OnceLock<RunTable> = OnceLock::new();
+        TABLE.get_or_init(RunTable::build)
+    }
+
+    /// The most the symbol's runs in rows and columns can still score from cell `pos`
+    /// on, with `copies` of it left to place and `open` runs (which must be a state a
+    /// row-major fill can reach at `pos`).
+    pub fn best(&self, pos: usize, copies: usize, open: &Open) -> i32 {
+        let layout = &self.layouts[pos];
+        i32::from(self.values[layout.index(copies.min(CELLS - pos), open)])
+    }
+
+    /// The sum over symbols 1..=6 of [`RunTable::best`], each symbol with its copies
+    /// and its open runs in `prefix`: one pass over the six open lines, not six.
+    pub fn sum_best(&self, pos: usize, copies: &[u8; 7], prefix: &Prefix) -> i32 {
+        let layout = &self.layouts[pos];
+        let cap = CELLS - pos;
+        let mut at: [usize; 7] = std::array::from_fn(|x| {
+            layout.offset + usize::from(copies[x]).min(cap) * layout.states
+        });
+        // What the open runs of a symbol with no copy left score as they stand.
+        let mut closing = [0; 7];
+        let mut add = |line: &Line, stride: usize| {
+            let x = usize::from(line.symbol);
+            at[x] += usize::from(line.len) * stride;
+            closing[x] += run(line.len);
+        };
+        add(&prefix.row, layout.row_stride);
+        for (c, line) in prefix.cols.iter().enumerate() {
+            add(line, layout.col_stride[c]);
+        }
+        (1..=6)
+            .map(|x| {
+                if copies[x] == 0 {
+                    closing[x]
+                } else {
+                    i32::from(self.values[at[x]])
+                }
+            })
+            .sum()
+    }
+
+    fn build() -> RunTable {
+        let mut layouts = [Layout::default(); CELLS + 1];
+        let mut offset = 0;
+        for (pos, layout) in layouts.iter_mut().enumerate() {
+            *layout = Layout::of(pos, offset);
+            offset += (CELLS - pos + 1) * layout.states;
+        }
+        let mut table = RunTable {
+            values: vec![0; offset],
+            layouts,
+        };
+        // Past the last cell every run has been closed where its line ended: 0.
+        for pos in (0..CELLS).rev() {
+            let (r, c) = (pos / SIZE, pos % SIZE);
+            let layout = table.layouts[pos];
+            for copies in 0..=CELLS - pos {
+                for i in 0..layout.states {
+                    let open = layout.open(i);
+                    let skip = table.skip(pos, copies, &open, c);
+                    let take = if copies > 0 {
+                        table.take(pos, copies, &open, r, c)
+                    } else {
+                        i32::MIN
+                    };
+                    table.values[layout.index(copies, &open)] = skip.max(take) as i8;
+                }
+            }
+        }
+        table
+    }
+
+    /// Cell `pos` takes another symbol: the runs through it end there.
+    fn skip(&self, pos: usize, copies: usize, open: &Open, c: usize) -> i32 {
+        let mut next = *open;
+        let gain = run(open.row) + run(open.cols[c]);
+        next.row = 0;
+        next.cols[c] = 0;
+        gain + self.best(pos + 1, copies, &next)
+    }
+
+    /// Cell `pos` takes the symbol: its runs grow, and close where their line ends.
+    fn take(&self, pos: usize, copies: usize, open: &Open, r: usize, c: usize) -> i32 {
+        let mut next = *open;
+        let mut gain = 0;
+        if c == SIZE - 1 {
+            gain += run(open.row + 1);
+            next.row = 0;
+        } else {
+            next.row = open.row + 1;
+        }
+        if r == SIZE - 1 {
+            gain += run(open.cols[c] + 1);
+            next.cols[c] = 0;
+        } else {
+            next.cols[c] = open.cols[c] + 1;
+        }
+        gain + self.best(pos + 1, copies - 1, &next)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::SeedableRng;
+
+    #[test]
+    fn open_states_round_trip_through_their_index() {
+        let table = RunTable::get();
+        for (pos, layout) in table.layouts.iter().enumerate() {
+            for i in 0..layout.states {
+                assert_eq!(
+                    layout.index(0, &layout.open(i)),
+                    layout.offset + i,
+                    "pos {pos}"
+                );
+            }
+        }
+        assert_eq!(table.values.len(), table.layouts[CELLS].offset + 1);
+    }
+
+    /// Rows and columns scored the plain way: the runs of `x` in each line of a full
+    /// board where `cells` holds `x` (no -5: the table drops it).
+    fn runs_of(cells: u32) -> i32 {
+        let line = |bits: [bool; SIZE]| {
+            let (mut total, mut len) = (0, 0);
+            for b in bits.iter().chain(&[false]) {
+                if *b {
+                    len += 1;
+                } else {
+                    total += RUN_SCORE[len];
+                    len = 0;
+                }
+            }
+            total
+        };
+        (0..SIZE)
+            .map(|i| {
+                line(std::array::from_fn(|j| cells >> (SIZE * i + j) & 1 == 1))
+                    + line(std::array::from_fn(|j| cells >> (SIZE * j + i) & 1 == 1))
+            })
+            .sum()
+    }
+
+    /// Against brute force: from cell `pos` on, with the cells before it fixed, the table
+    /// is the best over every choice of at most `copies` later cells of what the rows
+    /// and columns then score, minus what the closed runs before `pos` scored.
+    #[test]
+    fn the_table_is_the_best_choice_of_later_cells() {
+        let table = RunTable::get();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        for _ in 0..300 {
+            let pos = 12 + arena_core::rng::below(&mut rng, 13) as usize;
+            let fixed = (0..pos).fold(0u32, |m, c| {
+                m | u32::from(arena_core::rng::below(&mut rng, 2) == 1) << c
+            });
+            let copies = arena_core::rng::below(&mut rng, (CELLS - pos + 2) as u32) as usize;
+            // The prefix as the search keeps it: one symbol (1) on the fixed cells.
+            let mut prefix = Prefix::default();
+            for c in 0..pos {
+                prefix.push(c, if fixed >> c & 1 == 1 { 1 } else { 2 });
+            }
+            let free = CELLS - pos;
+            let best = (0..1u32 << free)
+                .filter(|chosen| chosen.count_ones() as usize <= copies)
+                .map(|chosen| runs_of(fixed | chosen << pos))
+                .max()
+                .unwrap();
+            // The closed runs of symbol 1 before `pos`: everything minus what is open.
+            let closed_ones = runs_of(fixed) - open_tail_score(fixed, pos);
+            assert_eq!(
+                closed_ones + table.best(pos, copies, &prefix.open(1)),
+                best,
+                "pos {pos} fixed {fixed:025b} copies {copies}"
+            );
+        }
+    }
+
+    /// What the runs still open at `pos` score if nothing more joins them.
+    fn open_tail_score(fixed: u32, pos: usize) -> i32 {
+        let mut prefix = Prefix::default();
+        for c in 0..pos {
+            prefix.push(c, if fixed >> c & 1 == 1 { 1 } else { 2 });
+        }
+        let open = prefix.open(1);
+        open.cols.iter().map(|&l| run(l)).sum::<i32>() + run(open.row)
+    }
+}
