@@ -179,6 +179,31 @@ fn t6_the_offline_solver_proves_the_maximum() {
 }
 
 #[test]
+fn t6_seeded_instances_are_proven_and_no_online_answer_beats_the_proof() {
+    for seed in [7, 8] {
+        let instance = Detrak::generate(seed);
+        let proof = BranchAndBound::default()
+            .solve(&instance, UNLIMITED)
+            .unwrap();
+        assert!(proof.optimal, "seed {seed}");
+        checked::<Detrak>(&instance, &proof);
+        // A smaller budget never finds more than the proof, and the online players
+        // (T7) have a non-negative regret against it.
+        let quick = BranchAndBound::default().solve(&instance, 50_000).unwrap();
+        checked::<Detrak>(&instance, &quick);
+        assert!(quick.score <= proof.score, "seed {seed}");
+        for played in [
+            OnlineGreedy::default().solve(&instance, UNLIMITED),
+            OnlineLookahead::new(4).solve(&instance, UNLIMITED),
+        ] {
+            let played = played.unwrap();
+            checked::<Detrak>(&instance, &played);
+            assert!(played.score <= proof.score, "seed {seed}");
+        }
+    }
+}
+
+#[test]
 fn t7_online_play_sees_dominoes_one_at_a_time_and_has_nonnegative_regret() {
     let instance: detrak::Instance = "1 | 11 22 11 22 11 22 11 22 11 22 11 22".parse().unwrap();
     let offline = BranchAndBound::default()
