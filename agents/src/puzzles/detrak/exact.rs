@@ -17,7 +17,7 @@
 //! is where the bound is loose; it is exact once the board is full. Children are tried
 //! by bound, ties by the exact part of it (rows and columns already scored). Before the
 //! proof, a beam search over the same fill order (the 1,000 partial boards with the
-//! best bounds at each step) and hill climbing on its best full boards (swapping two
+//! best bounds at each step, a fifth of the bound's optimism discounted) and hill climbing on its best full boards (swapping two
 //! dominoes' places, or turning one round) find a strong incumbent: with the optimum
 //! known in advance the proof would need about a fifth fewer nodes. Symmetry:
 //! transposing a board keeps the start cell, maps rows to columns and the anti-diagonal
@@ -338,7 +338,10 @@ impl Search<'_> {
                     self.leave(*f, child);
                 }
             }
-            next.sort_by_key(|c| std::cmp::Reverse((c.0, c.2.score)));
+            // Ranked by the bound with a fifth of its optimistic part (beyond the rows
+            // and columns already scored) taken off: it favours boards whose score is
+            // already real (measured: a closer incumbent on seeds 0..12).
+            next.sort_by_key(|c| std::cmp::Reverse((5 * c.0 - (c.0 - c.2.score), c.2.score)));
             next.truncate(width);
             beam = next
                 .into_iter()
