@@ -5,7 +5,7 @@ use agents::puzzles::detrak::{BranchAndBound, OnlineGreedy, OnlineLookahead};
 use agents::puzzles::dominopeg::{
     ColumnScan, ExactCover, FIVE_SETS, MirrorScan, census, census_slice, five_set_rank,
 };
-use agents::puzzles::dust::{Ida, SlackIda, greedy};
+use agents::puzzles::dust::{ConeIda, Ida, SlackIda, greedy};
 use agents::puzzles::{Solved, Solver};
 use arena_core::puzzle::Puzzle;
 use arena_core::puzzle::detrak::{self, Detrak};
@@ -94,6 +94,64 @@ fn dust_slack_ida_agrees_with_ida_on_small_boards() {
         assert!(slack.optimal && plain.optimal);
         assert_eq!(slack.score, plain.score, "{board}");
         checked::<Dust>(&board, &slack);
+    }
+}
+
+/// A board thinned by random clicks (seeded) to at most `cells` cells: its optimum is
+/// cheap for the plain solvers.
+fn thinned_dust_board(seed: u64, cells: usize, pick: &mut u64) -> Board {
+    let mut board = Dust::generate(seed);
+    while board.cells.iter().filter(|&&c| c != 0).count() > cells {
+        let clusters = board.clusters();
+        *pick = pick
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        board.remove(clusters[(*pick >> 33) as usize % clusters.len()].1);
+    }
+    board
+}
+
+/// The cone-pruned solver against `SlackIda` on 300 boards thinned to 18..=30 cells,
+/// and against `Ida` on the smallest: the same proven optimum, and a valid answer.
+#[test]
+fn dust_cone_ida_agrees_with_the_plain_solvers_on_thinned_boards() {
+    let mut pick = 3u64;
+    let mut shorter_than_greedy = 0;
+    for seed in 0..300 {
+        let cells = 18 + (seed as usize % 13);
+        let board = thinned_dust_board(seed, cells, &mut pick);
+        let cone = ConeIda::default().solve(&board, UNLIMITED).unwrap();
+        let slack = SlackIda::default().solve(&board, UNLIMITED).unwrap();
+        assert!(cone.optimal && slack.optimal);
+        assert_eq!(cone.score, slack.score, "{board}");
+        checked::<Dust>(&board, &cone);
+        if cells <= 20 {
+            let plain = Ida::default().solve(&board, UNLIMITED).unwrap();
+            assert_eq!(cone.score, plain.score, "{board}");
+        }
+        shorter_than_greedy += usize::from(cone.score < greedy(&board).len() as i64);
+    }
+    assert!(shorter_than_greedy > 50, "{shorter_than_greedy}");
+}
+
+/// Boards with holes anywhere (not settled: the cone lemma does not apply) against
+/// `SlackIda`.
+#[test]
+fn dust_cone_ida_agrees_on_unsettled_boards() {
+    let mut pick = 5u64;
+    for seed in 0..100 {
+        let mut board = thinned_dust_board(seed, 30, &mut pick);
+        for _ in 0..6 {
+            pick = pick
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            board.cells[(pick >> 33) as usize % board.cells.len()] = 0;
+        }
+        let cone = ConeIda::default().solve(&board, UNLIMITED).unwrap();
+        let slack = SlackIda::default().solve(&board, UNLIMITED).unwrap();
+        assert!(cone.optimal && slack.optimal);
+        assert_eq!(cone.score, slack.score, "{board}");
+        checked::<Dust>(&board, &cone);
     }
 }
 
