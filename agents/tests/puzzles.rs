@@ -61,18 +61,24 @@ fn dust_proves_the_seed_board_optimal_at_eleven() {
     checked::<Dust>(&board, &solved);
 }
 
-#[test]
-fn dust_slack_ida_proves_the_seed_board_optimal_at_eleven() {
+/// The seed's board proven at 11 without a budget, and a valid unproven answer with a
+/// tiny one.
+fn proves_the_seed_board_at_eleven<S: Solver<Dust> + Default>() {
     let board: Board = "GGGGBOYO,RORGYGBY,RRBGOORG,BRBOBYRG,BRYBBRGG,OYGGRORG"
         .parse()
         .unwrap();
-    let solved = SlackIda::default().solve(&board, UNLIMITED).unwrap();
+    let solved = S::default().solve(&board, UNLIMITED).unwrap();
     assert_eq!(solved.score, 11);
     assert!(solved.optimal);
     checked::<Dust>(&board, &solved);
-    let quick = SlackIda::default().solve(&board, 1000).unwrap();
+    let quick = S::default().solve(&board, 1000).unwrap();
     assert!(!quick.optimal);
     checked::<Dust>(&board, &quick);
+}
+
+#[test]
+fn dust_slack_ida_proves_the_seed_board_optimal_at_eleven() {
+    proves_the_seed_board_at_eleven::<SlackIda>();
 }
 
 /// Both exact solvers on boards thinned by random clicks to about 20 cells: the same
@@ -95,6 +101,32 @@ fn dust_slack_ida_agrees_with_ida_on_small_boards() {
         assert_eq!(slack.score, plain.score, "{board}");
         checked::<Dust>(&board, &slack);
     }
+}
+
+#[test]
+fn dust_cone_ida_proves_the_seed_board_optimal_at_eleven() {
+    proves_the_seed_board_at_eleven::<ConeIda>();
+}
+
+/// Full random boards that `SlackIda` proves within 10 M nodes: the same optimum.
+#[test]
+#[ignore = "about a minute in release: run with --release -- --ignored"]
+fn dust_cone_ida_agrees_with_slack_ida_on_full_boards() {
+    let mut compared = 0;
+    for seed in 0..40 {
+        let board = Dust::generate(seed);
+        let slack = SlackIda::default().solve(&board, 10_000_000).unwrap();
+        if !slack.optimal {
+            continue;
+        }
+        let cone = ConeIda::default().solve(&board, UNLIMITED).unwrap();
+        assert!(cone.optimal);
+        assert_eq!(cone.score, slack.score, "seed {seed}");
+        assert!(cone.nodes < slack.nodes, "seed {seed}");
+        checked::<Dust>(&board, &cone);
+        compared += 1;
+    }
+    assert!(compared >= 10, "{compared}");
 }
 
 /// A board thinned by random clicks (seeded) to at most `cells` cells: its optimum is

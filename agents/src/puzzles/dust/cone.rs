@@ -1,4 +1,4 @@
-//! Where a click can change the board, and which colours it cannot make one cluster.
+//! Where a click can change the board, and what it cannot change.
 //!
 //! A board is *settled* when every column is contiguous from y = 0 and every half-row
 //! is contiguous against the centre (x = 3 on the left, x = 4 on the right). A full
@@ -19,14 +19,28 @@
 //! before (columns only shorten, rows only shorten toward the centre), so an empty
 //! cell outside the cone stays empty and an occupied one keeps its cell.
 //!
-//! **Corollary** ([`may_leave_single_colour`]). If a cluster C of colour c, disjoint
-//! from K, neither meets the cone nor touches it, then after the move C is unchanged
-//! and so are its neighbours (outside the cone: not c, or empty), so C is still a whole
-//! cluster; if c keeps any cell outside C and K, colour c is not one cluster.
+//! **Corollary.** If a cluster C of colour c, disjoint from K, neither meets the cone
+//! nor touches it, then after the move C is unchanged and so are its neighbours
+//! (outside the cone: not c, or empty), so C is still a whole cluster; if c keeps any
+//! cell outside C and K, colour c is not one cluster. Over several removals the cells
+//! changed stay inside the cone of all the removed cells taken where they were on the
+//! first board ([`may_clear_colour_by_colour`]).
+//!
+//! **Commuting moves.** On a settled board P, let A be a cluster inside columns 5..=7
+//! and B a cluster of P·A inside the left half. The cone of A lies in columns 5..=7,
+//! so P·A has P's left half and P's column 4; B meets the right half only across
+//! column 4, so B is a cluster of P too, and A (not in column 4) touches no left-half
+//! cell, so A is a cluster of P·B. Both halves settle on their own (each cone stays in
+//! its half, P·B is settled), so P·A·B = P·B·A. Any answer can thus be reordered, one
+//! swap of such a pair at a time (each swap puts a left-half move before a far-right
+//! one, so it ends), into one where no left-half move directly follows a far-right
+//! move played from a settled board.
 
 use super::slack::{ALL, NOT_LEFT, NOT_RIGHT};
 
-const LEFT_HALF: u64 = 0x0f0f_0f0f_0f0f;
+pub(super) const LEFT_HALF: u64 = 0x0f0f_0f0f_0f0f;
+/// Columns 5..=7.
+pub(super) const FAR_RIGHT: u64 = 0xe0e0_e0e0_e0e0;
 const RIGHT_HALF: u64 = 0xf0f0_f0f0_f0f0;
 const ROW_0: u64 = 0xff;
 const COLUMN_3: u64 = 0x0808_0808_0808;
@@ -41,7 +55,8 @@ pub(super) fn is_settled(occupied: u64) -> bool {
 }
 
 /// The cells a removal of `removed` may change on a settled board (cone lemma).
-pub(super) fn cone(removed: u64) -> u64 {
+#[cfg(test)]
+fn cone(removed: u64) -> u64 {
     let mut up = removed;
     for _ in 1..6 {
         up |= up << 8;
@@ -51,6 +66,21 @@ pub(super) fn cone(removed: u64) -> u64 {
     for _ in 1..4 {
         left |= left >> 1 & LEFT_HALF;
         right |= right << 1 & RIGHT_HALF;
+    }
+    left | right
+}
+
+/// The cells whose removal may change a cell of `set` or a neighbour of one: the cells
+/// below them and toward the centre, in the same half (`cone` read backwards).
+pub(super) fn touched_by(set: u64) -> u64 {
+    let mut down = with_neighbours(set);
+    for _ in 1..6 {
+        down |= down >> 8;
+    }
+    let (mut left, mut right) = (down & LEFT_HALF, down & RIGHT_HALF);
+    for _ in 1..4 {
+        left |= left << 1 & LEFT_HALF;
+        right |= right >> 1 & RIGHT_HALF;
     }
     left | right
 }
@@ -65,26 +95,91 @@ fn with_neighbours(set: u64) -> u64 {
 pub(super) struct Cluster {
     pub colour: u8,
     pub cells: u64,
+    /// [`touched_by`] of the cells.
+    pub touched_by: u64,
 }
 
-/// False only if, after removing `removed` from the settled board whose clusters are
-/// `clusters`, the board is not clear and none of its colours is a single cluster
-/// (corollary above). True means "maybe".
-pub(super) fn may_leave_single_colour(clusters: &[Cluster], removed: u64) -> bool {
-    let reach = with_neighbours(cone(removed));
-    // Per colour: clusters left after the move, and those of them the move cannot touch.
-    let mut left = [0u8; 6];
-    let mut intact = [0u8; 6];
-    for cluster in clusters {
-        if cluster.cells == removed {
-            continue;
+/// False only if, after removing `removed` (possibly nothing) from the settled board
+/// whose clusters are `clusters` (grouped by colour), the board cannot be cleared with one click per colour
+/// left, by the corollary applied to every order of the colours: the cells changed by
+/// removing `removed` and then colours C1..Cj are inside `cone(removed ∪ C1 ∪ … ∪ Cj)`
+/// taken on this board (a cone contains the cone of any set inside it, and each
+/// colour's cells lie, after the earlier removals, either where they were or inside
+/// the earlier removals' cone). True means "maybe".
+pub(super) fn may_clear_colour_by_colour(clusters: &Clusters<'_>, removed: u64) -> bool {
+    let present = (1..6)
+        .filter(|&c| clusters.cells[c] & !removed != 0)
+        .fold(0u8, |m, c| m | 1 << c);
+    let mut failed = 0u64;
+    clusters.clear_from(removed, present, 0, &mut failed)
+}
+
+/// The clusters of a board, grouped by colour.
+pub(super) struct Clusters<'a> {
+    clusters: &'a [Cluster],
+    /// Per colour: its cells, and its clusters' range in `clusters`.
+    cells: [u64; 6],
+    range: [(usize, usize); 6],
+}
+
+impl<'a> Clusters<'a> {
+    /// `clusters` must come colour by colour.
+    pub(super) fn new(clusters: &'a [Cluster]) -> Self {
+        let mut grouped = Clusters {
+            clusters,
+            cells: [0; 6],
+            range: [(0, 0); 6],
+        };
+        for (i, cluster) in clusters.iter().enumerate() {
+            let c = usize::from(cluster.colour);
+            if grouped.range[c].1 == 0 {
+                grouped.range[c].0 = i;
+            }
+            debug_assert!(
+                grouped.range[c].1 == 0 || grouped.range[c].1 == i,
+                "grouped by colour"
+            );
+            grouped.range[c].1 = i + 1;
+            grouped.cells[c] |= cluster.cells;
         }
-        let c = usize::from(cluster.colour);
-        left[c] += 1;
-        intact[c] += u8::from(cluster.cells & reach == 0);
+        grouped
     }
-    let colours_left = left.iter().filter(|&&n| n > 0).count();
-    colours_left == 0 || (1..6).any(|c| left[c] > 0 && (intact[c] == 0 || left[c] == 1))
+
+    /// Whether colour `c` may be one cluster once the cells `gone` are removed: it has
+    /// one cluster left, or every cluster left is touched by the removal.
+    fn may_be_single(&self, c: usize, removed: u64, gone: u64) -> bool {
+        let (from, to) = self.range[c];
+        let mut left = self.clusters[from..to]
+            .iter()
+            .filter(|k| k.cells != removed);
+        let first = left.next().map_or(0, |k| k.touched_by);
+        let mut rest = left.peekable();
+        rest.peek().is_none() || first & gone != 0 && rest.all(|k| k.touched_by & gone != 0)
+    }
+
+    /// Whether the colours of `present` not in `cleared` may still be cleared one click
+    /// each, after `removed` and the colours of `cleared` (`failed`: bit i set when the
+    /// set of cleared colours i is known not to).
+    fn clear_from(&self, removed: u64, present: u8, cleared: u8, failed: &mut u64) -> bool {
+        if cleared == present {
+            return true;
+        }
+        if *failed >> cleared & 1 == 1 {
+            return false;
+        }
+        let gone = (1..6)
+            .filter(|&c| cleared >> c & 1 == 1)
+            .fold(removed, |g, c| g | self.cells[c]);
+        for c in (1..6).filter(|&c| (present & !cleared) >> c & 1 == 1) {
+            if self.may_be_single(c, removed, gone)
+                && self.clear_from(removed, present, cleared | 1 << c, failed)
+            {
+                return true;
+            }
+        }
+        *failed |= 1 << cleared;
+        false
+    }
 }
 
 #[cfg(test)]
@@ -96,22 +191,31 @@ mod tests {
     use super::*;
 
     fn clusters_of(board: &Board) -> Vec<Cluster> {
-        board
+        let mut clusters: Vec<Cluster> = board
             .clusters()
             .into_iter()
             .map(|(cell, cells)| Cluster {
                 colour: board.cells[cell],
                 cells,
+                touched_by: touched_by(cells),
             })
-            .collect()
+            .collect();
+        clusters.sort_by_key(|c| c.colour);
+        clusters
     }
 
-    fn single_colour_or_clear(board: &Board) -> bool {
+    /// Whether some order of the colours clears `board` with one click each, by trying
+    /// them all.
+    fn clears_colour_by_colour(board: &Board) -> bool {
         let sets = colour_sets(board);
         board.is_clear()
-            || sets[1..]
-                .iter()
-                .any(|&s| s != 0 && flood(s & s.wrapping_neg(), s) == s)
+            || sets[1..].iter().any(|&s| {
+                s != 0 && flood(s & s.wrapping_neg(), s) == s && {
+                    let mut next = *board;
+                    next.remove(s);
+                    clears_colour_by_colour(&next)
+                }
+            })
     }
 
     /// Every click of every board met in random games: the board is settled, cells
@@ -135,8 +239,8 @@ mod tests {
                     for c in (0..CELLS).filter(|&c| outside >> c & 1 == 1) {
                         assert_eq!(after.cells[c], board.cells[c], "{board} cell {c}");
                     }
-                    if !may_leave_single_colour(&clusters, cluster.cells) {
-                        assert!(!single_colour_or_clear(&after), "{board}");
+                    if !may_clear_colour_by_colour(&Clusters::new(&clusters), cluster.cells) {
+                        assert!(!clears_colour_by_colour(&after), "{board}");
                         refused += 1;
                     }
                     clicks += 1;
@@ -148,6 +252,65 @@ mod tests {
             }
         }
         assert!(clicks > 30_000 && refused > 5_000, "{clicks} {refused}");
+    }
+
+    /// The commuting-moves lemma on every such pair of random games' boards.
+    #[test]
+    fn far_right_then_left_half_moves_commute() {
+        let mut pairs = 0;
+        let mut pick = 13u64;
+        for seed in 0..60 {
+            let mut board = Dust::generate(seed);
+            while !board.is_clear() {
+                let clusters = board.clusters();
+                for &(_, far_right) in clusters.iter().filter(|(_, k)| k & !FAR_RIGHT == 0) {
+                    let mut after = board;
+                    after.remove(far_right);
+                    for (cell, left) in after.clusters() {
+                        if left & !LEFT_HALF != 0 {
+                            continue;
+                        }
+                        assert_eq!(board.cluster(cell), left, "{board}");
+                        let (mut one, mut other) = (after, board);
+                        one.remove(left);
+                        other.remove(left);
+                        let far_cell = far_right.trailing_zeros() as usize;
+                        assert_eq!(other.cluster(far_cell), far_right, "{board}");
+                        other.remove(far_right);
+                        assert_eq!(one, other, "{board}");
+                        pairs += 1;
+                    }
+                }
+                pick = pick
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                board.remove(clusters[(pick >> 33) as usize % clusters.len()].1);
+            }
+        }
+        assert!(pairs > 10_000, "{pairs}");
+    }
+
+    /// `touched_by` is the cone read backwards: `touched_by(J)` meets G exactly when
+    /// the cone of G meets J or touches it.
+    #[test]
+    fn touched_by_reads_the_cone_backwards() {
+        let mut pick = 17u64;
+        for _ in 0..20_000 {
+            let mut sets = [0u64; 2];
+            for set in &mut sets {
+                pick = pick
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                // Sparse random sets: a few cells each.
+                *set = (pick >> 16) & (pick >> 7) & (pick << 3) & ALL;
+            }
+            let [g, j] = sets;
+            assert_eq!(
+                touched_by(j) & g != 0,
+                with_neighbours(cone(g)) & j != 0,
+                "{g:x} {j:x}"
+            );
+        }
     }
 
     #[test]
