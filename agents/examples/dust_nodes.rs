@@ -1,5 +1,7 @@
-//! Node counts of the dust solvers on seeded boards (a development tool; the figures of
-//! `docs/benchmarks.md` come from `benches/puzzle_figures.rs`).
+//! Node counts and times of the dust solvers on seeded boards, one line per seed, then
+//! the proofs' median and maximum and how many are proven within each smaller budget (a
+//! search is deterministic: within a budget B it proves exactly the boards whose proof
+//! takes at most B nodes).
 //! `cargo run --release -p agents --example dust_nodes -- SOLVER FROM TO BUDGET`
 use std::time::Instant;
 
@@ -15,6 +17,7 @@ fn main() {
     let to: u64 = args.get(3).map_or(10, |a| a.parse().unwrap());
     let budget: u64 = args.get(4).map_or(5_000_000, |a| a.parse().unwrap());
     let (mut total, mut proven) = (0, 0);
+    let mut proofs = Vec::new();
     for seed in from..to {
         let board = Dust::generate(seed);
         let t = Instant::now();
@@ -26,6 +29,9 @@ fn main() {
         }
         .unwrap();
         total += s.nodes;
+        if s.optimal {
+            proofs.push((s.nodes, t.elapsed()));
+        }
         proven += usize::from(s.optimal);
         println!(
             "seed {seed}: {} moves, optimal {}, {} nodes, {:.3?}",
@@ -36,4 +42,28 @@ fn main() {
         );
     }
     println!("{solver}: {proven} proven, {total} nodes in all");
+    let mut nodes: Vec<u64> = proofs.iter().map(|p| p.0).collect();
+    let mut times: Vec<_> = proofs.iter().map(|p| p.1).collect();
+    nodes.sort_unstable();
+    times.sort_unstable();
+    if let (Some(n), Some(t)) = (nodes.last(), times.last()) {
+        println!(
+            "proofs: nodes median {} max {n}; time median {:.3?} max {t:.3?}",
+            nodes[nodes.len() / 2],
+            times[times.len() / 2]
+        );
+    }
+    for cap in [
+        1_000_000u64,
+        5_000_000,
+        10_000_000,
+        20_000_000,
+        50_000_000,
+        100_000_000,
+    ] {
+        if cap <= budget {
+            let within = nodes.iter().filter(|&&n| n <= cap).count();
+            println!("proven within {cap} nodes: {within}");
+        }
+    }
 }

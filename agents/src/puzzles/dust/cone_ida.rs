@@ -42,6 +42,10 @@ pub struct ConeIda {
 /// lookup, a cache miss in a large table, costs more than the subtree it could save).
 const TABLE_DEPTH: u32 = 5;
 
+/// Boards the transposition table holds at most (about 0.8 GB at its peak); past it,
+/// only boards already in it are updated, so a run stays deterministic.
+const MAX_ENTRIES: usize = 12 << 20;
+
 enum Outcome {
     Found,
     Refuted,
@@ -129,8 +133,14 @@ impl ConeIda {
             }
         }
         if let Some(k) = k {
-            let slot = &mut self.refuted.entry(k).or_insert([0; 2])[context];
-            *slot = (*slot).max(remaining as u8);
+            let slots = if self.refuted.len() < MAX_ENTRIES {
+                Some(self.refuted.entry(k).or_insert([0; 2]))
+            } else {
+                self.refuted.get_mut(&k)
+            };
+            if let Some(slot) = slots.map(|slots| &mut slots[context]) {
+                *slot = (*slot).max(remaining as u8);
+            }
         }
         Outcome::Refuted
     }
