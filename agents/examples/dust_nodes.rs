@@ -2,17 +2,43 @@
 //! the proofs' median and maximum and how many are proven within each smaller budget (a
 //! search is deterministic: within a budget B it proves exactly the boards whose proof
 //! takes at most B nodes).
-//! `cargo run --release -p agents --example dust_nodes -- SOLVER FROM TO BUDGET`
+//! `cargo run --release -p agents --example dust_nodes -- SOLVER FROM TO BUDGET`, or
+//! `… -- SOLVER board BOARD` for one board without a budget. SOLVER: `cone`, `slack`, `ida`.
 use std::time::Instant;
 
 use agents::puzzles::Solver;
 use agents::puzzles::dust::{ConeIda, Ida, SlackIda};
 use arena_core::puzzle::Puzzle;
-use arena_core::puzzle::dust::Dust;
+use arena_core::puzzle::dust::{Board, Dust};
+
+fn solve(
+    solver: &str,
+    board: &Board,
+    budget: u64,
+) -> agents::puzzles::Solved<arena_core::puzzle::dust::Answer> {
+    match solver {
+        "slack" => SlackIda::default().solve(board, budget),
+        "cone" => ConeIda::default().solve(board, budget),
+        "ida" => Ida::default().solve(board, budget),
+        other => panic!("unknown solver {other}"),
+    }
+    .unwrap()
+}
 
 fn main() {
     let args: Vec<String> = std::env::args().collect();
-    let solver = args.get(1).map_or("slack", String::as_str);
+    let solver = args.get(1).map_or("cone", String::as_str);
+    if args.get(2).is_some_and(|a| a == "board") {
+        let board: Board = args[3].parse().unwrap();
+        let t = Instant::now();
+        let s = solve(solver, &board, u64::MAX);
+        let elapsed = t.elapsed();
+        println!(
+            "{board}: {} moves, optimal {}, {} nodes, {elapsed:.3?}",
+            s.score, s.optimal, s.nodes
+        );
+        return;
+    }
     let from: u64 = args.get(2).map_or(0, |a| a.parse().unwrap());
     let to: u64 = args.get(3).map_or(10, |a| a.parse().unwrap());
     let budget: u64 = args.get(4).map_or(5_000_000, |a| a.parse().unwrap());
@@ -21,13 +47,7 @@ fn main() {
     for seed in from..to {
         let board = Dust::generate(seed);
         let t = Instant::now();
-        let s = match solver {
-            "slack" => SlackIda::default().solve(&board, budget),
-            "cone" => ConeIda::default().solve(&board, budget),
-            "ida" => Ida::default().solve(&board, budget),
-            other => panic!("unknown solver {other}"),
-        }
-        .unwrap();
+        let s = solve(solver, &board, budget);
         total += s.nodes;
         if s.optimal {
             proofs.push((s.nodes, t.elapsed()));
