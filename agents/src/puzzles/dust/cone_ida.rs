@@ -7,7 +7,7 @@
 //!   [`may_clear_colour_by_colour`] proves from the parent's clusters alone, for most
 //!   such moves, that no order of the colours can do it; those children are never made
 //!   (about four in five of them on random boards).
-//! - **Commuting moves.** A move inside columns 5..=7 and a later move inside the left
+//! - **Commuting moves.** A move inside columns 5..=7 and a next move inside the left
 //!   half commute (same board after both orders, both legal in both), so after a move
 //!   inside columns 5..=7, moves inside the left half are not tried: the other order
 //!   is searched from the parent. Since what a board's search tries then depends on how
