@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use agents::puzzles::Solver;
 use agents::puzzles::detrak::BranchAndBound;
 use agents::puzzles::dominopeg::{ColumnScan, ExactCover, MirrorScan, census};
-use agents::puzzles::dust::{Ida, SlackIda};
+use agents::puzzles::dust::{ConeIda, Ida, SlackIda};
 use arena_core::puzzle::Puzzle;
 use arena_core::puzzle::detrak::Detrak;
 use arena_core::puzzle::dominopeg::{self, DominoPeg, Instance};
@@ -174,8 +174,9 @@ fn main() {
             t.elapsed()
         );
     }
-    dust_figures::<SlackIda>("SlackIda", 5_000_000);
+    dust_figures::<ConeIda>("ConeIda", 5_000_000);
     if !quick {
+        dust_figures::<SlackIda>("SlackIda", 5_000_000);
         dust_figures::<Ida>("Ida", 1_000_000);
     }
 

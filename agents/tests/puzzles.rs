@@ -5,7 +5,7 @@ use agents::puzzles::detrak::{BranchAndBound, OnlineGreedy, OnlineLookahead};
 use agents::puzzles::dominopeg::{
     ColumnScan, ExactCover, FIVE_SETS, MirrorScan, census, census_slice, five_set_rank,
 };
-use agents::puzzles::dust::{Ida, SlackIda, greedy};
+use agents::puzzles::dust::{ConeIda, Ida, SlackIda, greedy};
 use agents::puzzles::{Solved, Solver};
 use arena_core::puzzle::Puzzle;
 use arena_core::puzzle::detrak::{self, Detrak};
@@ -61,18 +61,24 @@ fn dust_proves_the_seed_board_optimal_at_eleven() {
     checked::<Dust>(&board, &solved);
 }
 
-#[test]
-fn dust_slack_ida_proves_the_seed_board_optimal_at_eleven() {
+/// The seed's board proven at 11 without a budget, and a valid unproven answer with a
+/// tiny one.
+fn proves_the_seed_board_at_eleven<S: Solver<Dust> + Default>() {
     let board: Board = "GGGGBOYO,RORGYGBY,RRBGOORG,BRBOBYRG,BRYBBRGG,OYGGRORG"
         .parse()
         .unwrap();
-    let solved = SlackIda::default().solve(&board, UNLIMITED).unwrap();
+    let solved = S::default().solve(&board, UNLIMITED).unwrap();
     assert_eq!(solved.score, 11);
     assert!(solved.optimal);
     checked::<Dust>(&board, &solved);
-    let quick = SlackIda::default().solve(&board, 1000).unwrap();
+    let quick = S::default().solve(&board, 1000).unwrap();
     assert!(!quick.optimal);
     checked::<Dust>(&board, &quick);
+}
+
+#[test]
+fn dust_slack_ida_proves_the_seed_board_optimal_at_eleven() {
+    proves_the_seed_board_at_eleven::<SlackIda>();
 }
 
 /// Both exact solvers on boards thinned by random clicks to about 20 cells: the same
@@ -94,6 +100,90 @@ fn dust_slack_ida_agrees_with_ida_on_small_boards() {
         assert!(slack.optimal && plain.optimal);
         assert_eq!(slack.score, plain.score, "{board}");
         checked::<Dust>(&board, &slack);
+    }
+}
+
+#[test]
+fn dust_cone_ida_proves_the_seed_board_optimal_at_eleven() {
+    proves_the_seed_board_at_eleven::<ConeIda>();
+}
+
+/// Full random boards that `SlackIda` proves within 10 M nodes: the same optimum.
+#[test]
+#[ignore = "about a minute in release: run with --release -- --ignored"]
+fn dust_cone_ida_agrees_with_slack_ida_on_full_boards() {
+    let mut compared = 0;
+    for seed in 0..40 {
+        let board = Dust::generate(seed);
+        let slack = SlackIda::default().solve(&board, 10_000_000).unwrap();
+        if !slack.optimal {
+            continue;
+        }
+        let cone = ConeIda::default().solve(&board, UNLIMITED).unwrap();
+        assert!(cone.optimal);
+        assert_eq!(cone.score, slack.score, "seed {seed}");
+        assert!(cone.nodes < slack.nodes, "seed {seed}");
+        checked::<Dust>(&board, &cone);
+        compared += 1;
+    }
+    assert!(compared >= 10, "{compared}");
+}
+
+/// A board thinned by random clicks (seeded) to at most `cells` cells: its optimum is
+/// cheap for the plain solvers.
+fn thinned_dust_board(seed: u64, cells: usize, pick: &mut u64) -> Board {
+    let mut board = Dust::generate(seed);
+    while board.cells.iter().filter(|&&c| c != 0).count() > cells {
+        let clusters = board.clusters();
+        *pick = pick
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        board.remove(clusters[(*pick >> 33) as usize % clusters.len()].1);
+    }
+    board
+}
+
+/// The cone-pruned solver against `SlackIda` on 300 boards thinned to 18..=30 cells,
+/// and against `Ida` on the smallest: the same proven optimum, and a valid answer.
+#[test]
+fn dust_cone_ida_agrees_with_the_plain_solvers_on_thinned_boards() {
+    let mut pick = 3u64;
+    let mut shorter_than_greedy = 0;
+    for seed in 0..300 {
+        let cells = 18 + (seed as usize % 13);
+        let board = thinned_dust_board(seed, cells, &mut pick);
+        let cone = ConeIda::default().solve(&board, UNLIMITED).unwrap();
+        let slack = SlackIda::default().solve(&board, UNLIMITED).unwrap();
+        assert!(cone.optimal && slack.optimal);
+        assert_eq!(cone.score, slack.score, "{board}");
+        checked::<Dust>(&board, &cone);
+        if cells <= 20 {
+            let plain = Ida::default().solve(&board, UNLIMITED).unwrap();
+            assert_eq!(cone.score, plain.score, "{board}");
+        }
+        shorter_than_greedy += usize::from(cone.score < greedy(&board).len() as i64);
+    }
+    assert!(shorter_than_greedy > 50, "{shorter_than_greedy}");
+}
+
+/// Boards with holes anywhere (not settled: the cone lemma does not apply) against
+/// `SlackIda`.
+#[test]
+fn dust_cone_ida_agrees_on_unsettled_boards() {
+    let mut pick = 5u64;
+    for seed in 0..100 {
+        let mut board = thinned_dust_board(seed, 30, &mut pick);
+        for _ in 0..6 {
+            pick = pick
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            board.cells[(pick >> 33) as usize % board.cells.len()] = 0;
+        }
+        let cone = ConeIda::default().solve(&board, UNLIMITED).unwrap();
+        let slack = SlackIda::default().solve(&board, UNLIMITED).unwrap();
+        assert!(cone.optimal && slack.optimal);
+        assert_eq!(cone.score, slack.score, "{board}");
+        checked::<Dust>(&board, &cone);
     }
 }
 

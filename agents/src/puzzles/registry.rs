@@ -10,7 +10,7 @@ use arena_core::puzzle::{Puzzle, PuzzleKind};
 
 use super::detrak::{BranchAndBound, OnlineGreedy, OnlineLookahead};
 use super::dominopeg::{ExactCover, MirrorScan};
-use super::dust::SlackIda;
+use super::dust::ConeIda;
 use super::{Solved, Solver};
 use crate::spec::{Spec, SpecError};
 
@@ -80,7 +80,7 @@ pub fn supports(kind: PuzzleKind, spec: &Spec) -> bool {
 /// solver found no answer within its budget.
 ///
 /// - `exact`: the exact solver of each puzzle (Détrak branch and bound, DominoPeg
-///   `MirrorScan`, dust `SlackIda`), with `nodes=N` as its budget; past it, the best
+///   `MirrorScan`, dust `ConeIda`), with `nodes=N` as its budget; past it, the best
 ///   answer found so far, not proven.
 /// - `greedy`: the quick baseline of each puzzle: Détrak played online (each domino
 ///   placed before the next is seen, T7), dust by always clearing the largest cluster,
@@ -136,7 +136,7 @@ pub fn solve(kind: PuzzleKind, spec: &Spec, instance: &str) -> Result<Option<Tex
         PuzzleKind::Dust => {
             let board = parse::<Dust>(instance)?;
             if exact {
-                text(SlackIda::default().solve(&board, nodes))
+                text(ConeIda::default().solve(&board, nodes))
             } else {
                 let moves = super::dust::greedy(&board);
                 Some(TextAnswer {

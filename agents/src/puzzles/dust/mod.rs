@@ -6,8 +6,11 @@
 
 use arena_core::puzzle::dust::{Answer, Board, CELLS, Dust, Move, WIDTH};
 
+mod cone;
+mod cone_ida;
 mod slack;
 
+pub use cone_ida::ConeIda;
 pub use slack::SlackIda;
 
 use super::{FoldMap, Solved, Solver};

@@ -15,12 +15,12 @@ use super::super::{FoldMap, Solved, Solver};
 use super::{greedy, key, to_move};
 
 /// Cells not in column 0 / not in column 7.
-const NOT_LEFT: u64 = !0x0101_0101_0101 & ALL;
-const NOT_RIGHT: u64 = !0x8080_8080_8080 & ALL;
-const ALL: u64 = (1 << CELLS) - 1;
+pub(super) const NOT_LEFT: u64 = !0x0101_0101_0101 & ALL;
+pub(super) const NOT_RIGHT: u64 = !0x8080_8080_8080 & ALL;
+pub(super) const ALL: u64 = (1 << CELLS) - 1;
 
 /// The cluster of `seed` within `colour` (U2), by repeated one-step growth.
-fn flood(seed: u64, colour: u64) -> u64 {
+pub(super) fn flood(seed: u64, colour: u64) -> u64 {
     let mut cluster = seed;
     loop {
         let grown = (cluster
@@ -37,7 +37,7 @@ fn flood(seed: u64, colour: u64) -> u64 {
 }
 
 /// The cells of each colour `1..=5` (index 0 unused).
-fn colour_sets(board: &Board) -> [u64; 6] {
+pub(super) fn colour_sets(board: &Board) -> [u64; 6] {
     let mut sets = [0u64; 6];
     for (c, &colour) in board.cells.iter().enumerate() {
         sets[usize::from(colour)] |= 1 << c;
@@ -87,7 +87,7 @@ pub(super) fn remove_and_settle(board: &mut Board, mut set: u64) {
 }
 
 /// Moves at least needed to clear a board with these colour sets.
-fn lower_bound(sets: &[u64; 6]) -> u32 {
+pub(super) fn lower_bound(sets: &[u64; 6]) -> u32 {
     let present = sets[1..].iter().filter(|&&s| s != 0);
     let colours = present.clone().count() as u32;
     let one_cluster = present
@@ -97,7 +97,7 @@ fn lower_bound(sets: &[u64; 6]) -> u32 {
 }
 
 /// The fewest moves left at which boards go in the transposition table.
-const TABLE_DEPTH: u32 = 3;
+pub(super) const TABLE_DEPTH: u32 = 3;
 
 /// The exact solver: proves the fewest moves.
 #[derive(Default)]

@@ -1,0 +1,327 @@
+//! Where a click can change the board, and what it cannot change.
+//!
+//! A board is *settled* when every column is contiguous from y = 0 and every half-row
+//! is contiguous against the centre (x = 3 on the left, x = 4 on the right). A full
+//! board is settled, and every board after a move is (U3: the columns fall, so the
+//! cells of row y + 1 stand in a subset of the columns of row y, and both rows then
+//! close toward the centre, so row y + 1 is no longer than row y and lies on it).
+//!
+//! **Cone lemma.** On a settled board, removing a set K and settling (U3) changes only
+//! cells inside `cone(K)`: the cells (x, y) of a half with a cell (x', y') of K in the
+//! same half, y' <= y, and x' between x and the centre (x <= x' <= 3 on the left,
+//! 4 <= x' <= x on the right). Proof: a cell falls only onto a removed cell below it in
+//! its column (a settled column has no other gap). After the fall it moves sideways
+//! only if its half-row, contiguous against the centre before, has a hole between it
+//! and the centre at its (new) height y; a hole at column x'' means that column's
+//! height h dropped to at most y, so it lost k >= h - y cells, and since only h - 1 - y
+//! of its cells were above y, one removed cell was at height <= y. Every moving cell is
+//! therefore in the cone. The occupied cells after the move are a subset of those
+//! before (columns only shorten, rows only shorten toward the centre), so an empty
+//! cell outside the cone stays empty and an occupied one keeps its cell.
+//!
+//! **Corollary.** If a cluster C of colour c, disjoint from K, neither meets the cone
+//! nor touches it, then after the move C is unchanged and so are its neighbours
+//! (outside the cone: not c, or empty), so C is still a whole cluster; if c keeps any
+//! cell outside C and K, colour c is not one cluster. Over several removals the cells
+//! changed stay inside the cone of all the removed cells taken where they were on the
+//! first board ([`may_clear_colour_by_colour`]).
+//!
+//! **Commuting moves.** On a settled board P, let A be a cluster inside columns 5..=7
+//! and B a cluster of P·A inside the left half. The cone of A lies in columns 5..=7,
+//! so P·A has P's left half and P's column 4; B meets the right half only across
+//! column 4, so B is a cluster of P too, and A (not in column 4) touches no left-half
+//! cell, so A is a cluster of P·B. Both halves settle on their own (each cone stays in
+//! its half, P·B is settled), so P·A·B = P·B·A. Any answer can thus be reordered, one
+//! swap of such a pair at a time (each swap puts a left-half move before a far-right
+//! one, so it ends), into one where no left-half move directly follows a far-right
+//! move played from a settled board.
+
+use super::slack::{ALL, NOT_LEFT, NOT_RIGHT};
+
+pub(super) const LEFT_HALF: u64 = 0x0f0f_0f0f_0f0f;
+/// Columns 5..=7.
+pub(super) const FAR_RIGHT: u64 = 0xe0e0_e0e0_e0e0;
+const RIGHT_HALF: u64 = 0xf0f0_f0f0_f0f0;
+const ROW_0: u64 = 0xff;
+const COLUMN_3: u64 = 0x0808_0808_0808;
+const COLUMN_4: u64 = 0x1010_1010_1010;
+
+/// Whether the occupied cells `occupied` form a settled board (module docs).
+pub(super) fn is_settled(occupied: u64) -> bool {
+    let floating = occupied & !ROW_0 & !(occupied << 8);
+    let left_gap = occupied & LEFT_HALF & !COLUMN_3 & !(occupied >> 1);
+    let right_gap = occupied & RIGHT_HALF & !COLUMN_4 & !(occupied << 1);
+    floating | left_gap | right_gap == 0
+}
+
+/// The cells a removal of `removed` may change on a settled board (cone lemma).
+#[cfg(test)]
+fn cone(removed: u64) -> u64 {
+    let mut up = removed;
+    for _ in 1..6 {
+        up |= up << 8;
+    }
+    up &= ALL;
+    let (mut left, mut right) = (up & LEFT_HALF, up & RIGHT_HALF);
+    for _ in 1..4 {
+        left |= left >> 1 & LEFT_HALF;
+        right |= right << 1 & RIGHT_HALF;
+    }
+    left | right
+}
+
+/// The cells whose removal may change a cell of `set` or a neighbour of one: the cells
+/// below them and toward the centre, in the same half (`cone` read backwards).
+pub(super) fn touched_by(set: u64) -> u64 {
+    let mut down = with_neighbours(set);
+    for _ in 1..6 {
+        down |= down >> 8;
+    }
+    let (mut left, mut right) = (down & LEFT_HALF, down & RIGHT_HALF);
+    for _ in 1..4 {
+        left |= left << 1 & LEFT_HALF;
+        right |= right >> 1 & RIGHT_HALF;
+    }
+    left | right
+}
+
+/// The cells of `set` and their four neighbours.
+fn with_neighbours(set: u64) -> u64 {
+    (set | (set << 1 & NOT_LEFT) | (set >> 1 & NOT_RIGHT) | set << 8 | set >> 8) & ALL
+}
+
+/// A cluster of the board before a move: its colour and cells.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Cluster {
+    pub colour: u8,
+    pub cells: u64,
+    /// [`touched_by`] of the cells.
+    pub touched_by: u64,
+}
+
+/// False only if, after removing `removed` (possibly nothing) from the settled board
+/// whose clusters are `clusters` (grouped by colour), the board cannot be cleared with one click per colour
+/// left, by the corollary applied to every order of the colours: the cells changed by
+/// removing `removed` and then colours C1..Cj are inside `cone(removed ∪ C1 ∪ … ∪ Cj)`
+/// taken on this board (a cone contains the cone of any set inside it, and each
+/// colour's cells lie, after the earlier removals, either where they were or inside
+/// the earlier removals' cone). True means "maybe".
+pub(super) fn may_clear_colour_by_colour(clusters: &Clusters<'_>, removed: u64) -> bool {
+    let present = (1..6)
+        .filter(|&c| clusters.cells[c] & !removed != 0)
+        .fold(0u8, |m, c| m | 1 << c);
+    let mut failed = 0u64;
+    clusters.clear_from(removed, present, 0, &mut failed)
+}
+
+/// The clusters of a board, grouped by colour.
+pub(super) struct Clusters<'a> {
+    clusters: &'a [Cluster],
+    /// Per colour: its cells, and its clusters' range in `clusters`.
+    cells: [u64; 6],
+    range: [(usize, usize); 6],
+}
+
+impl<'a> Clusters<'a> {
+    /// `clusters` must come colour by colour.
+    pub(super) fn new(clusters: &'a [Cluster]) -> Self {
+        let mut grouped = Clusters {
+            clusters,
+            cells: [0; 6],
+            range: [(0, 0); 6],
+        };
+        for (i, cluster) in clusters.iter().enumerate() {
+            let c = usize::from(cluster.colour);
+            if grouped.range[c].1 == 0 {
+                grouped.range[c].0 = i;
+            }
+            debug_assert!(
+                grouped.range[c].1 == 0 || grouped.range[c].1 == i,
+                "grouped by colour"
+            );
+            grouped.range[c].1 = i + 1;
+            grouped.cells[c] |= cluster.cells;
+        }
+        grouped
+    }
+
+    /// Whether colour `c` may be one cluster once the cells `gone` are removed: it has
+    /// one cluster left, or every cluster left is touched by the removal.
+    fn may_be_single(&self, c: usize, removed: u64, gone: u64) -> bool {
+        let (from, to) = self.range[c];
+        let mut left = self.clusters[from..to]
+            .iter()
+            .filter(|k| k.cells != removed);
+        let first = left.next().map_or(0, |k| k.touched_by);
+        let mut rest = left.peekable();
+        rest.peek().is_none() || first & gone != 0 && rest.all(|k| k.touched_by & gone != 0)
+    }
+
+    /// Whether the colours of `present` not in `cleared` may still be cleared one click
+    /// each, after `removed` and the colours of `cleared` (`failed`: bit i set when the
+    /// set of cleared colours i is known not to).
+    fn clear_from(&self, removed: u64, present: u8, cleared: u8, failed: &mut u64) -> bool {
+        if cleared == present {
+            return true;
+        }
+        if *failed >> cleared & 1 == 1 {
+            return false;
+        }
+        let gone = (1..6)
+            .filter(|&c| cleared >> c & 1 == 1)
+            .fold(removed, |g, c| g | self.cells[c]);
+        for c in (1..6).filter(|&c| (present & !cleared) >> c & 1 == 1) {
+            if self.may_be_single(c, removed, gone)
+                && self.clear_from(removed, present, cleared | 1 << c, failed)
+            {
+                return true;
+            }
+        }
+        *failed |= 1 << cleared;
+        false
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use arena_core::puzzle::Puzzle;
+    use arena_core::puzzle::dust::{Board, CELLS, Dust};
+
+    use super::super::slack::{colour_sets, flood};
+    use super::*;
+
+    fn clusters_of(board: &Board) -> Vec<Cluster> {
+        let mut clusters: Vec<Cluster> = board
+            .clusters()
+            .into_iter()
+            .map(|(cell, cells)| Cluster {
+                colour: board.cells[cell],
+                cells,
+                touched_by: touched_by(cells),
+            })
+            .collect();
+        clusters.sort_by_key(|c| c.colour);
+        clusters
+    }
+
+    /// Whether some order of the colours clears `board` with one click each, by trying
+    /// them all.
+    fn clears_colour_by_colour(board: &Board) -> bool {
+        let sets = colour_sets(board);
+        board.is_clear()
+            || sets[1..].iter().any(|&s| {
+                s != 0 && flood(s & s.wrapping_neg(), s) == s && {
+                    let mut next = *board;
+                    next.remove(s);
+                    clears_colour_by_colour(&next)
+                }
+            })
+    }
+
+    /// Every click of every board met in random games: the board is settled, cells
+    /// outside the cone keep their colour, and a "no" from the corollary is right.
+    #[test]
+    fn cone_lemma_and_corollary_hold_on_random_games() {
+        let (mut clicks, mut refused) = (0, 0);
+        let mut pick = 11u64;
+        for seed in 0..150 {
+            let mut board = Dust::generate(seed);
+            while !board.is_clear() {
+                let occupied = (0..CELLS)
+                    .filter(|&c| board.cells[c] != 0)
+                    .fold(0u64, |o, c| o | 1 << c);
+                assert!(is_settled(occupied), "{board}");
+                let clusters = clusters_of(&board);
+                for cluster in &clusters {
+                    let mut after = board;
+                    after.remove(cluster.cells);
+                    let outside = !cone(cluster.cells) & ALL;
+                    for c in (0..CELLS).filter(|&c| outside >> c & 1 == 1) {
+                        assert_eq!(after.cells[c], board.cells[c], "{board} cell {c}");
+                    }
+                    if !may_clear_colour_by_colour(&Clusters::new(&clusters), cluster.cells) {
+                        assert!(!clears_colour_by_colour(&after), "{board}");
+                        refused += 1;
+                    }
+                    clicks += 1;
+                }
+                pick = pick
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                board.remove(clusters[(pick >> 33) as usize % clusters.len()].cells);
+            }
+        }
+        assert!(clicks > 30_000 && refused > 5_000, "{clicks} {refused}");
+    }
+
+    /// The commuting-moves lemma on every such pair of random games' boards.
+    #[test]
+    fn far_right_then_left_half_moves_commute() {
+        let mut pairs = 0;
+        let mut pick = 13u64;
+        for seed in 0..60 {
+            let mut board = Dust::generate(seed);
+            while !board.is_clear() {
+                let clusters = board.clusters();
+                for &(_, far_right) in clusters.iter().filter(|(_, k)| k & !FAR_RIGHT == 0) {
+                    let mut after = board;
+                    after.remove(far_right);
+                    for (cell, left) in after.clusters() {
+                        if left & !LEFT_HALF != 0 {
+                            continue;
+                        }
+                        assert_eq!(board.cluster(cell), left, "{board}");
+                        let (mut one, mut other) = (after, board);
+                        one.remove(left);
+                        other.remove(left);
+                        let far_cell = far_right.trailing_zeros() as usize;
+                        assert_eq!(other.cluster(far_cell), far_right, "{board}");
+                        other.remove(far_right);
+                        assert_eq!(one, other, "{board}");
+                        pairs += 1;
+                    }
+                }
+                pick = pick
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                board.remove(clusters[(pick >> 33) as usize % clusters.len()].1);
+            }
+        }
+        assert!(pairs > 10_000, "{pairs}");
+    }
+
+    /// `touched_by` is the cone read backwards: `touched_by(J)` meets G exactly when
+    /// the cone of G meets J or touches it.
+    #[test]
+    fn touched_by_reads_the_cone_backwards() {
+        let mut pick = 17u64;
+        for _ in 0..20_000 {
+            let mut sets = [0u64; 2];
+            for set in &mut sets {
+                pick = pick
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                // Sparse random sets: a few cells each.
+                *set = (pick >> 16) & (pick >> 7) & (pick << 3) & ALL;
+            }
+            let [g, j] = sets;
+            assert_eq!(
+                touched_by(j) & g != 0,
+                with_neighbours(cone(g)) & j != 0,
+                "{g:x} {j:x}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_hole_or_a_floating_cell_is_not_settled() {
+        let full = ALL;
+        assert!(is_settled(full) && is_settled(0));
+        assert!(!is_settled(full & !1 << 3), "hole at (3, 0)");
+        assert!(!is_settled(
+            full & !(1 << 2 | 1 << 10 | 1 << 18 | 1 << 26 | 1 << 34 | 1 << 42)
+        ));
+        assert!(!is_settled(1 << 11), "floating cell at (3, 1)");
+        assert!(is_settled(1 << 3 | 1 << 11 | 1 << 4));
+    }
+}
