@@ -12,7 +12,7 @@
 use arena_core::puzzle::dominopeg::{Answer, CIRCLE_COLS, CIRCLES, Instance};
 
 use super::super::Solver;
-use super::column_scan::{ALL_CIRCLES, Bounds, Scan, Table, slack};
+use super::column_scan::{ALL_CIRCLES, Bounds, Refuted, Scan, Table, slack};
 use super::{ColumnScan, MirrorScan};
 
 /// C(35, 5).
@@ -99,11 +99,17 @@ pub fn census_slice(must_stay_empty: u64) -> Vec<u64> {
             holes: must_stay_empty,
             slack,
         };
-        let mut scan = Scan::new(bounds, u64::MAX, |_: &[_], pegs: u64| {
-            let rank = five_set_rank(!pegs & ALL_CIRCLES).expect("30 pegs leave five circles");
-            per_set[rank] += 1;
-            true
-        });
+        let mut refuted = Refuted::default();
+        let mut scan = Scan::new(
+            bounds,
+            u64::MAX,
+            |_: &[_], pegs: u64| {
+                let rank = five_set_rank(!pegs & ALL_CIRCLES).expect("30 pegs leave five circles");
+                per_set[rank] += 1;
+                true
+            },
+            &mut refuted,
+        );
         let _finished = scan.go(0, 0, 0);
     }
     per_set

@@ -14,7 +14,7 @@ pub use mirror_scan::MirrorScan;
 
 use super::FoldMap;
 use super::{Solved, Solver};
-use column_scan::{Bounds, Counter, Scan, Table, slack};
+use column_scan::{Bounds, Counter, Refuted, Scan, Table, slack};
 
 /// Finds a solution or proves there is none.
 #[derive(Default)]
@@ -56,12 +56,15 @@ fn answered(found: Option<Vec<Placement>>, finished: bool, nodes: u64) -> Option
 /// (`column_scan`). Same answers as [`ExactCover`], in far fewer nodes.
 pub struct ColumnScan {
     table: Table,
+    /// Refuted states, kept from solve to solve (emptied by a generation bump).
+    refuted: Refuted,
 }
 
 impl Default for ColumnScan {
     fn default() -> Self {
         ColumnScan {
             table: Table::new(),
+            refuted: Refuted::default(),
         }
     }
 }
@@ -78,10 +81,15 @@ impl Solver<DominoPeg> for ColumnScan {
             holes: instance.holes,
             slack,
         };
-        let mut scan = Scan::new(bounds, max_nodes, |s: &[Placement], _| {
-            found = Some(s.to_vec());
-            false
-        });
+        let mut scan = Scan::new(
+            bounds,
+            max_nodes,
+            |s: &[Placement], _| {
+                found = Some(s.to_vec());
+                false
+            },
+            &mut self.refuted,
+        );
         let finished = scan.go(0, 0, 0).is_ok();
         let nodes = scan.nodes;
         let finished = finished || found.is_some();
