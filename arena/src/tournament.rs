@@ -3,6 +3,7 @@
 //! summaries. `arena run`, `arena match` and `--resume` all come here.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
 use std::time::Instant;
@@ -12,6 +13,7 @@ use anyhow::{Context, Result};
 use crate::config::Plan;
 use crate::engine::{self, Execution, Observer, RunEnd, Shard, SprtMonitor, StartupGuard};
 use crate::external::{ExecAgent, ExternalRuntime};
+use crate::record::{Extras, Outcome, Record, Termination};
 use crate::report::puzzle_html::PuzzlePage;
 use crate::report::think::{THINK_CSV, TIMINGS_CSV, ThinkTally};
 use crate::report::{
@@ -142,12 +144,13 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
     );
     engine::stop::install();
     let end = {
+        // The guard first: the game that trips it reaches no other observer.
         let mut observers: Vec<&mut dyn Observer> = vec![
+            &mut guard,
             &mut writer,
             &mut tally,
             &mut forfeits,
             &mut progress,
-            &mut guard,
         ];
         if let Some(s) = &mut sprt {
             observers.push(s);
@@ -188,11 +191,16 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
         let name = &plan.agents[*agent].name;
         let tail = stderr_tail(run, *agent, name);
         run.log(&format!(
-            "stopped: agent {name:?} could not start: {reason}"
+            "stopped: agent {name:?} could not start (that game is not recorded): {reason}"
         ))?;
+        let kept = match played {
+            1 => "1 game".to_owned(),
+            n => format!("{n} games"),
+        };
         anyhow::bail!(
-            "agent {name:?} could not start, so the run stopped after {played} games: {reason}{tail}\n\
-             fix the agent, then finish the run with `arena run --resume {}`",
+            "agent {name:?} could not start, so the run stopped with {kept} on disk: {reason}{tail}\n\
+             the game that showed it is not recorded: fix the agent, then \
+             `arena run --resume {}` plays it again and finishes the run",
             run.dir.display()
         );
     }
@@ -427,8 +435,43 @@ pub fn replay(dir: &Path, index: u64) -> Result<String> {
     }
     let prepared = plan.task().prepare(plan)?;
     let external = external_runtime(&run, 0)?;
-    let (text, _) = prepared.replay(&schedule.job(index), external.as_ref())?;
+    let (mut text, replayed) = prepared.replay(&schedule.job(index), external.as_ref())?;
+    fn gist(r: &Record) -> (&Outcome, Termination, &str, u32, &Extras) {
+        (&r.outcome, r.termination, &r.reason, r.plies, &r.extras)
+    }
+    if gist(&replayed) != gist(&record) {
+        // Built-in agents replay exactly; an external one is started afresh and may not.
+        let _ = write!(
+            text,
+            "\nwarning: this replay differs from the game in {}: recorded {}; replayed {}. \
+             An external agent is started afresh for a replay and need not play the same \
+             moves again (a clock, its own randomness, files kept in its directory).\n",
+            games_csv.display(),
+            describe(&record),
+            describe(&replayed)
+        );
+    }
     Ok(text)
+}
+
+/// A record in a few words: the score, how it ended and after how many decisions.
+fn describe(r: &Record) -> String {
+    let score = r.duel().map_or(String::new(), |d| {
+        format!(
+            "{} - {}, ",
+            d.score_a.as_str(),
+            d.score_a.flipped().as_str()
+        )
+    });
+    let reason = match r.reason.as_str() {
+        "" => String::new(),
+        why => format!(" ({why})"),
+    };
+    format!(
+        "{score}{}{reason}, {} plies",
+        r.termination.as_str(),
+        r.plies
+    )
 }
 
 /// The last lines an external agent wrote on stderr, for an error message.

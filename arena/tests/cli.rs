@@ -626,14 +626,37 @@ fn a_missing_external_program_stops_the_run_and_says_why() {
     let stderr = fails(&args, &["could not start", "no-such-bot", "--resume"]);
     // The shell's complaint, from the bot's stderr log.
     assert!(stderr.contains("not found"), "{stderr}");
-    // The game that showed it is on disk, with its reason; the run stopped there.
+    // The run stopped at its first game, which is no result: not recorded, but named
+    // with its reason in the run log.
     let rows = table(&read(&out.join("games.csv")));
-    assert_eq!(rows.len(), 1, "{rows:?}");
-    assert_eq!(rows[0]["termination"], "startup");
-    assert_eq!(rows[0]["forfeit"], "a");
-    assert!(rows[0]["reason"].contains("no-such-bot"), "{rows:?}");
-    assert_eq!(rows[0]["score_b"], "1");
-    assert!(read(&out.join("run.log")).contains("could not start"));
+    assert!(rows.is_empty(), "{rows:?}");
+    let log = read(&out.join("run.log"));
+    assert!(
+        log.contains("could not start") && log.contains("no-such-bot"),
+        "{log}"
+    );
+}
+
+/// Fixed, the bot plays the game that stopped the run: `--resume` leaves no trace of the
+/// start-up failure in the results.
+#[test]
+fn a_run_stopped_by_a_bot_that_could_not_start_resumes_cleanly_once_it_is_fixed() {
+    let t = tmp();
+    let out = t.path().join("run");
+    let bot = t.path().join("bot.sh");
+    // The arena binary named on the command line, so that a confined bot may run it.
+    let spec = format!("exec:sh {} {}", bot.display(), env!("CARGO_BIN_EXE_arena"));
+    let mut args = match_args("dominoes", &[&spec, "random"], "5,4", "4", s(&out));
+    args.extend(["--concurrency", "1"]);
+    fails(&args, &["could not start", "--resume"]);
+    // The "fix": the bot, served greedy.
+    std::fs::write(&bot, "exec \"$1\" serve greedy --game dominoes\n").unwrap();
+    ok(&["run", "--resume", s(&out), "--progress", "never"]);
+    let rows = table(&read(&out.join("games.csv")));
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    for row in &rows {
+        assert_eq!(row["forfeit"], "", "{row:?}");
+    }
 }
 
 #[test]

@@ -11,9 +11,13 @@ use crate::stats::{Pentanomial, Sprt};
 pub enum Flow {
     Continue,
     Stop,
+    /// Stop before this record: it is no result (a bot that could not start). The
+    /// observers after the one that says so never see it, so it is not written and
+    /// `--resume` plays the game again.
+    StopBefore,
 }
 
-/// A consumer of records in game order. The only thing it can say back is [`Flow::Stop`].
+/// A consumer of records in game order. All it can say back is whether the run goes on.
 pub trait Observer {
     fn record(&mut self, record: &Record) -> Result<Flow>;
 }
@@ -68,7 +72,9 @@ impl Observer for SprtMonitor {
 
 /// Stops the run when an agent cannot start: its first game, or `limit` of its games in
 /// a row (in game order), forfeited at start-up. Like cutechess and fastchess: a bot that
-/// does not start is a setup error to fix, not a result.
+/// does not start is a setup error to fix, not a result, so the game that trips the guard
+/// is withheld ([`Flow::StopBefore`]: it goes first among the observers) and a resumed
+/// run plays it again. Earlier start-up forfeits of a streak stay recorded.
 pub struct StartupGuard {
     /// Per matchup, the plan's agent indices (a, b).
     matchups: Vec<(usize, usize)>,
@@ -114,7 +120,7 @@ impl Observer for StartupGuard {
             self.count(b, failed == Some(Side::B), record);
         }
         Ok(if self.tripped.is_some() {
-            Flow::Stop
+            Flow::StopBefore
         } else {
             Flow::Continue
         })

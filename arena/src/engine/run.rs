@@ -158,8 +158,10 @@ pub fn play_all(
             let mut hand_on = |record: &Record| -> Result<bool> {
                 let mut go_on = true;
                 for o in observers.iter_mut() {
-                    if o.record(record)? == Flow::Stop {
-                        go_on = false;
+                    match o.record(record)? {
+                        Flow::Continue => {}
+                        Flow::Stop => go_on = false,
+                        Flow::StopBefore => return Ok(false),
                     }
                 }
                 Ok(go_on)

@@ -155,7 +155,10 @@ impl ExternalRuntime {
             sandboxes,
             runtime,
             agents,
-            run_dir: run_dir.to_owned(),
+            // Absolute: a bot runs in its own directory, where a relative path (the
+            // default `results/...`) would point nowhere (its HOME, TMPDIR, the one
+            // directory Landlock lets it write).
+            run_dir: std::path::absolute(run_dir)?,
             limits,
             idle: Mutex::new(HashMap::new()),
             budgets: Mutex::new(HashMap::new()),

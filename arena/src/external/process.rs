@@ -174,13 +174,13 @@ impl Process {
         cap: Duration,
         limits: &Limits,
     ) -> Result<(String, Duration), AgentError> {
-        if !self.buffer.is_empty() {
-            return Err(AgentError::Malformed(
-                "output before the call was made".into(),
-            ));
-        }
         let handle = self.handle.clone();
         handle.block_on(async {
+            if let Some(text) = self.unasked().await {
+                return Err(AgentError::Malformed(format!(
+                    "output it was not asked for, before this call: {text:?}"
+                )));
+            }
             let started = Instant::now();
             let write = async {
                 self.stdin.write_all(text.as_bytes()).await?;
@@ -201,6 +201,23 @@ impl Process {
             };
             Ok((line, started.elapsed()))
         })
+    }
+
+    /// What the process wrote since its last reply, if anything: a line the arena never
+    /// asked for. One read that does not wait (the last read returned data, so the pipe
+    /// is read again rather than assumed empty): output already there is caught; a line
+    /// written after the arena sends its next call is taken as that call's reply.
+    async fn unasked(&mut self) -> Option<String> {
+        let mut chunk = [0u8; 4096];
+        if let Ok(Ok(n)) = tokio::time::timeout(Duration::ZERO, self.stdout.read(&mut chunk)).await
+        {
+            self.buffer.extend_from_slice(&chunk[..n]);
+        }
+        if self.buffer.is_empty() {
+            return None;
+        }
+        let text = String::from_utf8_lossy(&self.buffer);
+        Some(text.lines().next().unwrap_or("").chars().take(40).collect())
     }
 
     async fn read_line(&mut self, max_line: usize) -> Result<Option<String>, AgentError> {
