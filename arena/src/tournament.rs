@@ -390,6 +390,16 @@ pub fn external_runtime(run: &RunDir, done: u64) -> Result<Option<Arc<ExternalRu
          under agents/, and an address-space limit; Landlock is NOT available on this \
          kernel, so they can read any file the user can"
     })?;
+    if let Some(dir) = rt.run_dir_readable_through() {
+        let warning = format!(
+            "warning: the run directory lies inside {}, which an external agent may read (the \
+             folder of a file its command names, or a read_paths entry), so it can read the \
+             run's config.toml, seed included; put --out outside it",
+            dir.display()
+        );
+        eprintln!("arena: {warning}");
+        run.log(&warning)?;
+    }
     Ok(Some(Arc::new(rt)))
 }
 

@@ -568,3 +568,41 @@ fn a_replay_that_differs_from_the_record_says_so() {
     );
     assert!(!text.contains("warning"), "{text}");
 }
+
+/// Landlock grants whole folders: a run directory inside the bot's own folder is
+/// readable by the bot (its seed with it), and the run says so; one outside is not.
+#[test]
+fn a_run_directory_the_bot_could_read_is_warned_about() {
+    let t = tempfile::tempdir().unwrap();
+    let folder = t.path().join("bot");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fault_bot.py"),
+        folder.join("fault_bot.py"),
+    )
+    .unwrap();
+    for (out, inside) in [("run", true), ("../run", false)] {
+        let output = Command::new(ARENA)
+            .current_dir(&folder)
+            .args(["match", "--game", "dominoes", "--cases", "5,4"])
+            .args(["--games-per-case", "2", "--progress", "never", "--out", out])
+            .args([
+                "--agent",
+                "exec:python3 fault_bot.py ok",
+                "--agent",
+                "random",
+            ])
+            .output()
+            .unwrap();
+        assert!(output.status.success());
+        let log = std::fs::read_to_string(folder.join(out).join("run.log")).unwrap();
+        if log.contains("Landlock is NOT available") {
+            eprintln!("Landlock not available here: nothing to warn about");
+            return;
+        }
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let warned = stderr.contains("the run directory lies inside");
+        assert_eq!(warned, inside, "--out {out}: {stderr}");
+        assert_eq!(log.contains("seed included"), inside, "{log}");
+    }
+}

@@ -173,6 +173,19 @@ impl ExternalRuntime {
         self.sandboxes.iter().any(Option::is_some)
     }
 
+    /// A folder a confined agent may read that holds the run directory (its seed with
+    /// it): Landlock grants whole folders, so the run directory cannot be carved out.
+    pub fn run_dir_readable_through(&self) -> Option<PathBuf> {
+        let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+        let run = real(&self.run_dir);
+        self.sandboxes
+            .iter()
+            .flatten()
+            .flat_map(|(_, read)| read)
+            .find(|dir| run.starts_with(real(dir)))
+            .cloned()
+    }
+
     pub fn is_exec(&self, agent: usize) -> bool {
         self.agents.get(agent).is_some_and(Option::is_some)
     }
