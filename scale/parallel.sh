@@ -4,16 +4,21 @@
 #
 #   scale/parallel.sh CONFIG OUT [SHARDS] [JOBS] [-- extra parallel options]
 #
-# Many hosts: add `--sshloginfile hosts.txt` (and a shared OUT, or `--return`). Re-running
-# the script retries only the shards that failed (`--joblog` + `--resume-failed`); a
-# finished shard has nothing to do, so retries never play a game twice.
+# SHARDS defaults to 4, JOBS to 2; options after `--` go to GNU parallel. Re-running the
+# script retries only the shards that failed (`--joblog` + `--resume-failed`); a finished
+# shard has nothing to do, so retries never play a game twice.
+# Many hosts (not tested here, one machine): `-- --sshloginfile hosts.txt --workdir .`,
+# with OUT and CONFIG at the same paths on every host (a shared filesystem) and arena on
+# each host's PATH; each shard's output file is written by the host that runs it.
 # ARENA names the arena binary (default: `arena` on PATH).
 set -euo pipefail
 config=$1
 out=$2
-shards=${3:-4}
-jobs=${4:-2}
-shift $(($# < 4 ? $# : 4))
+shift 2
+shards=4
+jobs=2
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then shards=$1; shift; fi
+if [ $# -gt 0 ] && [ "$1" != "--" ]; then jobs=$1; shift; fi
 [ "${1:-}" = "--" ] && shift
 arena=${ARENA:-arena}
 mkdir -p "$out"

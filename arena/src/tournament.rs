@@ -22,6 +22,7 @@ use crate::report::{
 use crate::rundir::results::{ResultsWriter, Torn, read_rows};
 use crate::rundir::times::{TIMES_CSV, TimesWriter};
 use crate::rundir::{RunDir, write_atomic};
+use crate::task::Prepared;
 
 /// The run stopped on Ctrl-C or SIGTERM; `arena run --resume` finishes it (exit 130).
 #[derive(Debug, thiserror::Error)]
@@ -45,6 +46,9 @@ pub fn start(plan: &Plan, dir: &Path, shard: Shard, exec: &Execution) -> Result<
         task.check_agent(&a.spec)
             .with_context(|| format!("agent {:?}", a.name))?;
     }
+    // Before the run directory exists: a plan its task refuses (a solver given another
+    // puzzle) leaves nothing behind.
+    let prepared = task.prepare(plan)?;
     let run = RunDir::create(dir, plan, shard)?;
     run.log(&format!(
         "arena {} started; seed {}; shard {}",
@@ -53,22 +57,22 @@ pub fn start(plan: &Plan, dir: &Path, shard: Shard, exec: &Execution) -> Result<
         shard
     ))?;
     eprintln!("arena: results in {}", dir.display());
-    execute(&run, exec)
+    execute(&run, exec, prepared)
 }
 
 /// Finishes the interrupted run in `dir` (a finished one has nothing to do).
 pub fn resume(dir: &Path, exec: &Execution) -> Result<()> {
     let run = RunDir::open(dir)?;
+    let prepared = run.plan.task().prepare(&run.plan)?;
     run.log("resumed")?;
-    execute(&run, exec)
+    execute(&run, exec, prepared)
 }
 
-fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
+fn execute(run: &RunDir, exec: &Execution, mut prepared: Box<dyn Prepared>) -> Result<()> {
     let plan = &run.plan;
     let shard = run.shard();
     let schedule = plan.schedule();
     let total = schedule.shard_len(shard);
-    let mut prepared = plan.task().prepare(plan)?;
     // Timed when asked, and always with an external agent (its games are slow anyway,
     // and its think time is what its author needs).
     let timed = !plan.is_solo()
@@ -101,6 +105,11 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
     }
     let decided = sprt.as_ref().is_some_and(SprtMonitor::decided);
     if done == total || decided {
+        if !games_csv.exists() {
+            // A shard with no games (more shards than pairs): its empty games.csv says
+            // so to `merge`.
+            ResultsWriter::append(&games_csv, plan, 0)?.flush()?;
+        }
         let table = write_summaries(run, &tally, decided, existing_think(run)?.as_ref())?;
         println!(
             "nothing to do: {} is finished ({done} games)\n\n{table}{}",

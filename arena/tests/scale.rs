@@ -289,11 +289,12 @@ fn the_gnu_parallel_recipe_equals_the_unsharded_run() {
         5,
         "a header and 4 shards:\n{joblog}"
     );
-    // Run again: every shard is done, nothing is replayed, the merge is the same.
+    // Run again (the default 4 shards and 2 jobs, an option for parallel after `--`):
+    // every shard is done, nothing is replayed, the merge is the same.
     let before = read(&out.join("shard-2/games.csv"));
     let status = std::process::Command::new("bash")
         .arg(repo().join("scale/parallel.sh"))
-        .args([s(&cfg), s(&out), "4", "2"])
+        .args([s(&cfg), s(&out), "--", "--halt", "now,fail=1"])
         .env("PATH", path_with_arena())
         .status()
         .unwrap();
@@ -311,7 +312,7 @@ fn the_slurm_recipe_runs_each_array_task_locally() {
     let script = repo().join("scale/slurm.sbatch");
     let text = read(&script);
     assert!(
-        text.contains("--shard-index env --shard-count env"),
+        text.contains("--shard-index env --shard-count \"$shards\""),
         "{text}"
     );
     for i in 0..3 {
@@ -326,6 +327,17 @@ fn the_slurm_recipe_runs_each_array_task_locally() {
             .unwrap();
         assert!(status.success(), "array task {i}: {status}");
     }
+    // A retried id is an array of its own: its count is not the run's, so the shard
+    // count is given. The shard resumes (here: has nothing to do).
+    let status = std::process::Command::new("bash")
+        .arg(&script)
+        .args([s(&cfg), s(&out), "3"])
+        .env("PATH", path_with_arena())
+        .env("SLURM_ARRAY_TASK_ID", "2")
+        .env("SLURM_ARRAY_TASK_COUNT", "1")
+        .status()
+        .unwrap();
+    assert!(status.success(), "the retried task: {status}");
     let merged = t.path().join("merged");
     let mut args = vec!["merge".to_owned(), s(&merged).to_owned()];
     args.extend((0..3).map(|i| s(&out.join(format!("shard-{i}"))).to_owned()));
@@ -371,9 +383,41 @@ fn the_kubernetes_recipe_runs_each_index_locally() {
             .assert()
             .success();
     }
+    // The merge Job's command, on the same volume.
+    let merge = read(&repo().join("scale/k8s-merge-job.yaml"));
+    let command: Vec<String> = merge
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("command:"))
+        .map(|c| serde_json::from_str(c.trim()).expect("command: is a JSON-style list"))
+        .expect("a command: line");
+    let status = std::process::Command::new(&command[0])
+        .args(
+            command[1..]
+                .iter()
+                .map(|a| a.replace("/results", s(&results))),
+        )
+        .env("PATH", path_with_arena())
+        .status()
+        .unwrap();
+    assert!(status.success(), "the merge Job's command: {status}");
+    assert_same(&whole, &results.join("merged"));
+}
+
+/// More shards than pairs: the empty shards still merge, byte-identical to the whole run.
+#[test]
+fn shards_without_games_merge_all_the_same() {
+    let t = tempfile::tempdir().unwrap();
+    let cfg = config(
+        &t,
+        "game = \"dominoes\"\ncases = \"5,4\"\ngames_per_case = 4\nseed = 5\nagents = [\"greedy\", \"random\"]\n",
+    );
+    let whole = whole(&t, &cfg);
+    let parts = shards(&t, &cfg, 5);
+    let rows = |p: &PathBuf| read(&p.join("games.csv")).lines().count() - 1;
+    assert_eq!(parts.iter().map(rows).collect::<Vec<_>>(), [2, 2, 0, 0, 0]);
     let merged = t.path().join("merged");
-    let mut args = vec!["merge".to_owned(), s(&merged).to_owned()];
-    args.extend((0..completions).map(|i| s(&results.join(format!("shard-{i}"))).to_owned()));
+    let mut args = vec!["merge", s(&merged)];
+    args.extend(parts.iter().map(|p| s(p)));
     arena().args(&args).assert().success();
     assert_same(&whole, &merged);
 }
