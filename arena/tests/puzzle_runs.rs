@@ -323,18 +323,16 @@ fn puzzle_configs_are_checked() {
         let err = String::from_utf8_lossy(&o.stderr);
         assert!(err.contains(needle), "{err}");
     }
-    // A Détrak-only solver in a run of every puzzle is refused before anything is played.
+    // A Détrak-only solver in a run of every puzzle is refused before anything is
+    // written: the fixed config may then use the same directory.
     let text = config(2, &[("g", "greedy"), ("l", "lookahead")], "");
     let path = t.path().join("lookahead.toml");
     std::fs::write(&path, text).unwrap();
-    let o = arena(&[
-        "run",
-        path.to_str().unwrap(),
-        "--out",
-        t.path().join("z").to_str().unwrap(),
-    ]);
+    let z = t.path().join("z");
+    let o = arena(&["run", path.to_str().unwrap(), "--out", z.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("does not play dominopeg"));
+    assert!(!z.exists(), "a refused plan left {}", z.display());
     let text = config(2, &[("a", "astar")], "");
     let path = t.path().join("unknown.toml");
     std::fs::write(&path, text).unwrap();

@@ -59,6 +59,9 @@ impl Replayed {
 /// the same run gives the same bytes wherever it was written.
 pub struct HtmlReport {
     pub replays: Vec<Replayed>,
+    /// Whether the game hides anything from the players (Dominoes hands and stock), so the
+    /// viewer says it shows all of it.
+    pub hidden_information: bool,
     /// The think-time section, when the run was timed (`report::think`).
     pub think: String,
 }
@@ -73,6 +76,7 @@ pub fn page(
     let games = super::viewer::chosen(plan, report);
     let html = HtmlReport {
         replays: super::viewer::replay(plan, &games)?,
+        hidden_information: plan.game == "dominoes",
         think: think.to_owned(),
     };
     html.export(report, facts)
@@ -340,10 +344,15 @@ fn terminations_section(out: &mut String, report: &Report) {
 fn viewer_section(out: &mut String, report: &Report, html: &HtmlReport) {
     let _ = write!(
         out,
-        "<section id=\"viewer\"><h2>Games</h2>\n<p>{} games; the first {} are listed in this page, {} of them replayed move by move, as the referee saw them (every hidden tile shown). Any other: <code>arena replay RUN_DIR -n GAME</code>, with the directory holding this page.</p>\n<p><label>game <select id=\"pick\"></select></label> <label>or number <input id=\"number\" type=\"number\" min=\"0\" step=\"1\"></label></p>\n<p id=\"game-note\"></p>\n<p class=\"controls\"><button id=\"first\">|&lt;</button> <button id=\"prev\">&lt;</button> <input id=\"ply\" type=\"range\" min=\"0\" max=\"0\" value=\"0\"> <button id=\"next\">&gt;</button> <button id=\"last\">&gt;|</button> <span id=\"caption\"></span></p>\n<div id=\"board\"></div><pre id=\"frame\"></pre>\n</section>\n",
+        "<section id=\"viewer\"><h2>Games</h2>\n<p>{} games; the first {} are listed in this page, {} of them replayed move by move, as the referee saw them{}. Any other: <code>arena replay RUN_DIR -n GAME</code>, with the directory holding this page.</p>\n<p><label>game <select id=\"pick\"></select></label> <label>or number <input id=\"number\" type=\"number\" min=\"0\" step=\"1\"></label></p>\n<p id=\"game-note\"></p>\n<p class=\"controls\"><button id=\"first\">|&lt;</button> <button id=\"prev\">&lt;</button> <input id=\"ply\" type=\"range\" min=\"0\" max=\"0\" value=\"0\"> <button id=\"next\">&gt;</button> <button id=\"last\">&gt;|</button> <span id=\"caption\"></span></p>\n<div id=\"board\"></div><pre id=\"frame\"></pre>\n</section>\n",
         report.games_total,
         report.games.len(),
-        html.replays.len()
+        html.replays.len(),
+        if html.hidden_information {
+            " (every hidden tile shown)"
+        } else {
+            ""
+        }
     );
 }
 

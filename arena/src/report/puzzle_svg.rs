@@ -64,15 +64,63 @@ pub fn draw(kind: PuzzleKind, instance: &str, answer: &str) -> Result<String, St
         ),
     };
     let score = verdict.as_ref().map_or(String::new(), |s| s.to_string());
+    // SVG text does not wrap: a long reason (it may quote the answer) gets several lines,
+    // about 8 px a character at this size.
+    let lines = wrap(&caption, ((width - 16) / 8).max(24) as usize);
+    let extra = CAPTION_LINE * (lines.len() as i32 - 1);
+    let mut captions = String::new();
+    for (i, text) in lines.iter().enumerate() {
+        let _ = writeln!(
+            captions,
+            "<text x=\"8\" y=\"{}\" font-size=\"14\">{}</text>",
+            20 + CAPTION_LINE * i as i32,
+            esc(text)
+        );
+    }
     Ok(format!(
         "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{width}\" height=\"{h}\" viewBox=\"0 0 {width} {h}\" \
          font-family=\"sans-serif\" data-puzzle=\"{kind}\" data-valid=\"{}\" data-score=\"{score}\">\n\
          <rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n\
-         <text x=\"8\" y=\"20\" font-size=\"14\">{}</text>\n<g transform=\"translate(8,32)\">\n{body}</g>\n</svg>\n",
+         {captions}<g transform=\"translate(8,{})\">\n{body}</g>\n</svg>\n",
         verdict.is_ok(),
-        esc(&caption),
-        h = height + 40,
+        32 + extra,
+        h = height + 40 + extra,
     ))
+}
+
+/// The height of a caption line.
+const CAPTION_LINE: i32 = 18;
+
+/// `text` in lines of at most `width` characters, broken at spaces (a longer word is cut).
+fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = vec![String::new()];
+    for word in text.split(' ') {
+        let mut word: Vec<char> = word.chars().collect();
+        loop {
+            let line = lines.last_mut().expect("never empty");
+            let used = line.chars().count();
+            let room = width.saturating_sub(used + usize::from(used > 0));
+            if word.len() <= room {
+                if used > 0 {
+                    line.push(' ');
+                }
+                line.extend(word);
+                break;
+            }
+            if used > 0 {
+                lines.push(String::new());
+                continue;
+            }
+            // A word longer than a line: cut it.
+            line.extend(word.drain(..width));
+            lines.push(String::new());
+        }
+    }
+    lines.retain(|l| !l.is_empty());
+    if lines.is_empty() {
+        lines.push(String::new());
+    }
+    lines
 }
 
 fn detrak_body(instance: &detrak::Instance, answer: &detrak::Answer) -> (i32, i32, String) {
@@ -167,12 +215,16 @@ fn dominopeg_body(
                 }
             }
         }
-    } else {
+    }
+    let mut height = rows * CELL + 2 * pad;
+    if !matches!(answer, dominopeg::Answer::Solution(_)) {
+        // Below the board, not over its circles.
         let _ = writeln!(
             out,
             "<text x=\"{pad}\" y=\"{}\" font-size=\"16\">answer: none</text>",
-            rows * CELL / 2 + pad
+            height + 8
         );
+        height += 20;
     }
     for c in 0..dominopeg::CIRCLES {
         let (x, y) = (i32::from(c) % 7 * CELL + pad, i32::from(c) / 7 * CELL + pad);
@@ -190,7 +242,7 @@ fn dominopeg_body(
             "<circle class=\"{class}\" data-circle=\"{c}\" cx=\"{x}\" cy=\"{y}\" r=\"7\" {style}/>"
         );
     }
-    (cols * CELL + 2 * pad, rows * CELL + 2 * pad, out)
+    (cols * CELL + 2 * pad, height, out)
 }
 
 fn dust_body(board: &dust::Board, answer: &dust::Answer) -> (i32, i32, String) {
@@ -336,5 +388,24 @@ mod tests {
         let svg = draw(PuzzleKind::Dust, &instance, first).unwrap();
         assert!(svg.contains("data-valid=\"false\"") && svg.contains("not cleared"));
         assert!(draw(PuzzleKind::Dust, &instance, "x,y").is_err());
+    }
+}
+
+#[cfg(test)]
+mod wrap_tests {
+    use super::wrap;
+
+    #[test]
+    fn captions_wrap_at_spaces_and_cut_long_words() {
+        assert_eq!(wrap("a bc def", 4), ["a bc", "def"]);
+        assert_eq!(wrap("short", 40), ["short"]);
+        assert_eq!(wrap("abcdefghij", 4), ["abcd", "efgh", "ij"]);
+        assert_eq!(wrap("", 10), [""]);
+        for line in wrap(
+            "dominopeg: invalid: piece 3 at 12 overlaps piece 1: 1:0,3 2:5,1",
+            24,
+        ) {
+            assert!(line.chars().count() <= 24, "{line}");
+        }
     }
 }
