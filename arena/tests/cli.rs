@@ -1144,18 +1144,36 @@ fn solve_prints_values_and_moves_and_names_bad_lines() {
     assert_eq!(v["moves"], serde_json::json!(["6 5"]));
     let out = arena()
         .args(["solve", "dominoes"])
-        .write_stdin("5|0,4|0-1,3-4|3-3|0\n5|2,4|0-3|1-1|0\nnonsense\n")
+        .write_stdin("5|0,4|0-1,3-4|3-3|0\nnonsense\n5|2,4||1-1|0\n5|2,4|0-3|1-1|0\n")
         .output()
         .unwrap();
+    // A bad line does not stop the batch: it gets an error line, and the exit code 2
+    // comes at the end.
     assert_eq!(out.status.code(), Some(2));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(stdout.lines().count(), 2, "{stdout}");
-    assert!(stdout.contains("5|2,4|0-3|1-1|0 0 "), "{stdout}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 4, "{stdout}");
+    assert!(lines[1].starts_with("nonsense error: "), "{stdout}");
+    assert!(lines[2].contains("the game is over"), "{stdout}");
+    assert!(lines[3].starts_with("5|2,4|0-3|1-1|0 0 "), "{stdout}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("line 3") && stderr.contains("nonsense"),
+        stderr.contains("line 2") && stderr.contains("nonsense") && stderr.contains("2 of 4"),
         "{stderr}"
     );
+    // Finished games are refused: nobody is to move.
+    for (game, position) in [
+        ("quarto", "7938a2bdf5c01e46:-"),
+        ("dominoes", "8|3,5|3-3||0"),
+    ] {
+        let out = arena().args(["solve", game, position]).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{position}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            stderr.contains(position) && stderr.contains("the game is over"),
+            "{stderr}"
+        );
+    }
 }
 
 #[test]

@@ -41,6 +41,17 @@ impl Endgame {
     }
 }
 
+impl Endgame {
+    /// Whether the game is already over: a player whose hand is empty placed its last
+    /// tile and won (D12), so nobody is to move. The notation only checks shapes (like a
+    /// chess FEN); what else it may describe that no game reaches (line tiles that could
+    /// not be laid with these ends, a pass D11 would have refused) still has a value under
+    /// the rules, since what the line holds never matters to the rest of the game.
+    pub fn is_over(&self) -> bool {
+        self.mover.is_empty() || self.other.is_empty()
+    }
+}
+
 fn write_tiles(f: &mut fmt::Formatter<'_>, tiles: &[Tile]) -> fmt::Result {
     for (i, t) in tiles.iter().enumerate() {
         if i > 0 {

@@ -159,14 +159,37 @@ pub fn solve(
         return emit(&format!("{}\n", solve_one(kind, line(text), json, nodes)?));
     }
     use std::io::BufRead;
+    // As for games: a bad instance gets an error line of its own (tab-separated like an
+    // answer), the batch goes on, and the exit code says so at the end.
+    let (mut failed, mut total) = (0u64, 0u64);
     for (i, text) in std::io::stdin().lock().lines().enumerate() {
         let text = text.context("reading stdin")?;
         if text.trim().is_empty() {
             continue;
         }
-        let out = solve_one(kind, line(&text), json, nodes)
-            .with_context(|| format!("stdin line {}", i + 1))?;
-        emit(&format!("{out}\n"))?;
+        total += 1;
+        let instance = line(&text);
+        match solve_one(kind, instance, json, nodes) {
+            Ok(out) => emit(&format!("{out}\n"))?,
+            Err(e) => {
+                failed += 1;
+                eprintln!("arena: stdin line {}: {e:#}", i + 1);
+                let why = format!("{e:#}");
+                emit(&if json {
+                    format!(
+                        "{}\n",
+                        serde_json::json!({"puzzle": kind.to_string(), "instance": instance, "error": why})
+                    )
+                } else {
+                    format!("{instance}\terror: {why}\n")
+                })?;
+            }
+        }
+    }
+    if failed > 0 {
+        anyhow::bail!(
+            "{failed} of {total} instances on stdin could not be solved (their lines say why)"
+        );
     }
     Ok(())
 }

@@ -137,7 +137,13 @@ fn parse_game_or_puzzle(s: &str) -> Result<String, String> {
     if s.parse::<arena_core::puzzle::PuzzleKind>().is_ok() {
         return Ok(s.to_owned());
     }
-    task::parse_name(s).map_err(|e| format!("{e}, and the puzzles detrak, dominopeg, dust"))
+    match task::parse_name(s) {
+        // `puzzles` is a run's game, not something to solve: name the puzzles instead.
+        Ok(name) if name != "puzzles" => Ok(name),
+        _ => Err(format!(
+            "unknown game {s:?}; arena solve knows dominoes, quarto and the puzzles detrak, dominopeg, dust"
+        )),
+    }
 }
 
 pub fn solve(args: SolveArgs) -> Result<()> {
@@ -160,16 +166,36 @@ pub fn solve(args: SolveArgs) -> Result<()> {
         writeln!(out, "{}", format(args.json, &s))?;
         return Ok(());
     }
+    // A batch goes to its end: a position that cannot be solved gets an error line of
+    // its own (and its chain on stderr), and the exit code says so once all are done.
+    let (mut failed, mut total) = (0u64, 0u64);
     for (i, line) in std::io::stdin().lock().lines().enumerate() {
         let line = line.context("reading stdin")?;
-        if line.trim().is_empty() {
+        let position = line.trim();
+        if position.is_empty() {
             continue;
         }
-        let s = task
-            .solve(line.trim(), &options)
-            .with_context(|| format!("stdin line {}", i + 1))?;
-        writeln!(out, "{}", format(args.json, &s))?;
+        total += 1;
+        match task.solve(position, &options) {
+            Ok(s) => writeln!(out, "{}", format(args.json, &s))?,
+            Err(e) => {
+                failed += 1;
+                eprintln!("arena: stdin line {}: {e:#}", i + 1);
+                let why = format!("{e:#}");
+                if args.json {
+                    let line = serde_json::json!({"position": position, "error": why});
+                    writeln!(out, "{line}")?;
+                } else {
+                    writeln!(out, "{position} error: {why}")?;
+                }
+            }
+        }
         out.flush()?;
+    }
+    if failed > 0 {
+        anyhow::bail!(
+            "{failed} of {total} positions on stdin could not be solved (their lines say why)"
+        );
     }
     Ok(())
 }

@@ -137,7 +137,27 @@ impl DuelGame for DominoesGame {
     /// Endgames in D17 notation; the value is `1`, `0.5` or `0` for the side to move.
     fn solve(position: &str, options: &SolveOptions) -> Result<Option<Solved>> {
         let endgame: Endgame = position.parse()?;
-        let solution = agents::dominoes::solver::solve(&endgame);
+        if endgame.is_over() {
+            anyhow::bail!(
+                "invalid Dominoes endgame {position:?}: the game is over (a player with no \
+                 tile left placed its last one and won, D12), so nobody is to move"
+            );
+        }
+        if let Some(v) = &options.variant {
+            anyhow::bail!(
+                "--variant {v:?}: Dominoes has no variants (the case is in the position: N)"
+            );
+        }
+        let solution = match options.nodes {
+            None => agents::dominoes::solver::solve(&endgame),
+            Some(n) => agents::dominoes::solver::Solver::new()
+                .solve_within(&endgame, n)
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "{position}: the solver's node budget ({n}) ran out; raise --nodes"
+                    )
+                })?,
+        };
         let keep = if options.value_only { 1 } else { usize::MAX };
         Ok(Some(Solved {
             position: endgame.to_string(),

@@ -129,7 +129,12 @@ impl DuelGame for QuartoGame {
     fn solve(position: &str, options: &SolveOptions) -> Result<Option<Solved>> {
         let setup: Setup = position.parse()?;
         let pos = Quarto::from_setup(variant(options.variant.as_deref())?, &setup)
-            .map_err(|e| anyhow!("invalid quarto position {position:?}: {e}"))?;
+            .map_err(|e| anyhow!("invalid Quarto position {position:?}: {e}"))?;
+        if let Some(outcome) = pos.outcome() {
+            anyhow::bail!(
+                "invalid Quarto position {position:?}: the game is over ({outcome:?}), so nobody is to move"
+            );
+        }
         let mut solver = Solver::new();
         if options.progress {
             solver.set_progress(1 << 22, |p| {
@@ -141,9 +146,13 @@ impl DuelGame for QuartoGame {
                 );
             });
         }
-        let over = |e: agents::quarto::solver::BudgetExhausted| {
-            anyhow!("{position}: {e}; raise --nodes, or ask --value-only")
+        let advice = if options.value_only {
+            "raise --nodes"
+        } else {
+            "raise --nodes, or ask --value-only"
         };
+        let over =
+            |e: agents::quarto::solver::BudgetExhausted| anyhow!("{position}: {e}; {advice}");
         let (value, moves) = match (options.value_only, options.nodes) {
             (true, None) => {
                 let (v, m) = solver.solve_best(&pos);
