@@ -1305,3 +1305,29 @@ fn every_option_has_help_and_match_lists_the_built_ins() {
     }
     assert!(text.contains("dominoes: ") && text.contains("quarto: "));
 }
+
+/// Training that diverges (a huge step) writes no weights file the loader would refuse:
+/// it says why and exits 2.
+#[test]
+fn training_that_diverges_writes_nothing() {
+    let t = tmp();
+    let out = t.path().join("huge.json");
+    fails(
+        &[
+            "train",
+            "dominoes",
+            "--games",
+            "40",
+            "--generations",
+            "1",
+            "--learning-rate",
+            "1e9",
+            "--progress",
+            "never",
+            "--out",
+            s(&out),
+        ],
+        &["not written", "--learning-rate"],
+    );
+    assert!(!out.exists());
+}

@@ -66,9 +66,10 @@ impl std::str::FromStr for Policy {
                 Some(path) => LearnedPolicy::from_file(std::path::Path::new(path))
                     .map(|p| Policy::Learned(Arc::new(p)))
                     .map_err(|e| e.to_string()),
-                None => {
-                    Err("expected greedy, smart, tc-server, learned or learned:weights=FILE".into())
-                }
+                None => Err(
+                    "expected greedy, random, smart, tc-server, learned or learned:weights=FILE"
+                        .into(),
+                ),
             },
         }
     }

@@ -166,9 +166,22 @@ impl Weights {
         s
     }
 
-    /// Writes [`Weights::to_json`] to `path`.
+    /// Writes [`Weights::to_json`] to `path`, unless the loader would refuse the file
+    /// (weights that are not finite: a training run that diverged).
     pub fn save(&self, path: &Path) -> Result<(), WeightsError> {
-        std::fs::write(path, self.to_json()).map_err(|e| WeightsError {
+        let text = self.to_json();
+        let features: Vec<&str> = self.features.iter().map(String::as_str).collect();
+        Weights::parse(&text, &path.display().to_string(), self.game, &features).map_err(|e| {
+            WeightsError {
+                file: e.file,
+                reason: format!(
+                    "not written, since it could not be loaded: {} (did training diverge? \
+                     try a lower --learning-rate)",
+                    e.reason
+                ),
+            }
+        })?;
+        std::fs::write(path, text).map_err(|e| WeightsError {
             file: path.display().to_string(),
             reason: format!("cannot write: {e}"),
         })

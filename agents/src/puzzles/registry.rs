@@ -46,20 +46,16 @@ pub fn check(spec: &Spec) -> Result<(), SpecError> {
         Spec::Builtin { name, .. } => match name.as_str() {
             "exact" => {
                 spec.expect_options(&["nodes"])?;
-                spec.option::<u64>("nodes", 0).map(|_| ())
+                at_least_one(spec, "nodes", 1)
             }
             "greedy" => spec.expect_options(&[]),
             "lookahead" => {
                 spec.expect_options(&["rollouts"])?;
-                match spec.option("rollouts", OnlineLookahead::DEFAULT_ROLLOUTS)? {
-                    0 => Err(SpecError::BadValue {
-                        name: name.clone(),
-                        option: "rollouts".into(),
-                        value: "0".into(),
-                        reason: "at least one".into(),
-                    }),
-                    _ => Ok(()),
-                }
+                at_least_one(
+                    spec,
+                    "rollouts",
+                    u64::from(OnlineLookahead::DEFAULT_ROLLOUTS),
+                )
             }
             _ => Err(SpecError::Unknown {
                 name: name.clone(),
@@ -67,6 +63,20 @@ pub fn check(spec: &Spec) -> Result<(), SpecError> {
                 known: NAMES.join(", "),
             }),
         },
+    }
+}
+
+/// A budget option (`default` when absent) that must be positive: with no node or
+/// rollout at all a solver finds no answer.
+fn at_least_one(spec: &Spec, option: &str, default: u64) -> Result<(), SpecError> {
+    match spec.option::<u64>(option, default)? {
+        0 => Err(SpecError::BadValue {
+            name: spec.name().to_owned(),
+            option: option.into(),
+            value: "0".into(),
+            reason: "at least one".into(),
+        }),
+        _ => Ok(()),
     }
 }
 
@@ -198,5 +208,10 @@ mod tests {
         assert!(err.contains("nodes"), "{err}");
         assert!(check(&"exact:nodes=x".parse().unwrap()).is_err());
         assert!(check(&"exact:nodes=10".parse().unwrap()).is_ok());
+        // Budgets that can find no answer at all.
+        for zero in ["exact:nodes=0", "lookahead:rollouts=0"] {
+            let err = check(&zero.parse().unwrap()).unwrap_err().to_string();
+            assert!(err.contains("at least one"), "{zero}: {err}");
+        }
     }
 }
