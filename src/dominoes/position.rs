@@ -560,7 +560,8 @@ impl fmt::Debug for Dominoes {
 }
 
 impl fmt::Display for Dominoes {
-    /// A text drawing: the line, both hands with pip sums, the stock count, whose turn.
+    /// A text drawing: the line, both hands with pip sums, the stock (its count, then its
+    /// tiles front first), whose turn.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         writeln!(f, "line:  {}", self.line)?;
         for seat in Seat::BOTH {
@@ -579,6 +580,11 @@ impl fmt::Display for Dominoes {
             )?;
         }
         write!(f, "stock: {}", self.stock_len())?;
+        if !self.stock().is_empty() {
+            // The referee's view: the tiles too, in the order they will be drawn.
+            let tiles: Vec<String> = self.stock().iter().map(Tile::to_string).collect();
+            write!(f, " (front first: {})", tiles.join(" "))?;
+        }
         if let Some((o, r)) = self.end {
             write!(f, "  -- {o} ({r})")?;
         }
