@@ -55,7 +55,14 @@ fn a_book_is_exact_round_trips_and_is_reproved() {
     };
     wrong.entries[0].solved = Some((flipped, mv));
     let err = book::verify(&wrong, 1_000_000, 18).unwrap_err();
-    assert_eq!(err.line, 1);
+    // The line of the book's text: the first entry follows the header line.
+    assert_eq!(err.line, 2);
+    assert!(
+        text.lines()
+            .nth(err.line - 1)
+            .unwrap()
+            .contains(&mv.to_string())
+    );
     // Over budget: unknown, skipped by the checker.
     let tiny = book::build(
         &root,

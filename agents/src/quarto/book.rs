@@ -29,6 +29,9 @@ pub struct BookEntry {
     pub position: Quarto,
     /// The exact value and an optimal move; `None` if the solve did not fit its budget.
     pub solved: Option<(Value, QuartoMove)>,
+    /// Its 1-based line in the book's text (for a built book, the line `Display` writes
+    /// it on), so that errors name the line to look at.
+    pub line: usize,
 }
 
 /// A book: its entries, shallowest first.
@@ -121,7 +124,13 @@ pub fn build(root: &Quarto, config: BookConfig, mut progress: impl FnMut(&BookPr
         entries: positions
             .into_iter()
             .zip(solved)
-            .map(|(position, solved)| BookEntry { position, solved })
+            .enumerate()
+            // `Display` writes one header line, then the entries in order.
+            .map(|(i, (position, solved))| BookEntry {
+                position,
+                solved,
+                line: i + 2,
+            })
             .collect(),
     }
 }
@@ -191,25 +200,35 @@ impl std::str::FromStr for Book {
                 }
                 Some((value, mv))
             };
-            entries.push(BookEntry { position, solved });
+            entries.push(BookEntry {
+                position,
+                solved,
+                line: i + 1,
+            });
         }
         Ok(Book { entries })
     }
 }
 
-/// Re-proves every solved entry with a fresh solver: its value, and that its move keeps
-/// that value. Returns the number of entries checked; entries marked unknown are skipped.
+/// Re-proves every solved entry with a fresh solver, deepest first (as `build` solves
+/// them, so that the budget that built a book re-proves it): its value, and that its
+/// move keeps that value. Returns the number of entries checked; entries marked unknown are skipped.
 /// Each check gets `max_nodes`; one that does not fit is an error, since it proves
 /// nothing.
 pub fn verify(book: &Book, max_nodes: u64, table_bits: u32) -> Result<usize, BookError> {
     let mut solver = Solver::with_table_bits(table_bits);
     let mut checked = 0;
-    for (i, e) in book.entries.iter().enumerate() {
+    // Deepest first, as `build` solves them: each shallower proof then finds the deeper
+    // ones in the shared table, so the same budget that built a book re-proves it.
+    for e in book.entries.iter().rev() {
         let Some((value, mv)) = e.solved else {
+            // As in `build`, an entry left unknown still warms the table for the
+            // shallower ones (a search cut by its budget stores nothing unproven).
+            let _ = solver.solve_best_within(&e.position, max_nodes);
             continue;
         };
         let bad = |reason: String| BookError {
-            line: i + 1,
+            line: e.line,
             reason,
         };
         let over = |_| bad(format!("re-proof over {max_nodes} nodes"));
