@@ -96,6 +96,9 @@ fn games(c: &mut Criterion, dir: &std::path::Path) {
 }
 
 fn main() {
+    // Confined like a run's bots: by the arena binary (this bench's own executable is not
+    // one, and re-executing it would start the bench over).
+    arena::sandbox::set_launcher(ARENA.into());
     let dir = tempfile::tempdir().unwrap();
     latency(dir.path());
     let mut c = Criterion::default().configure_from_args();

@@ -6,6 +6,10 @@ use clap::Parser;
 /// 3 the harness failed (a write, a thread: retrying may help); 130 interrupted
 /// (`arena run --resume` finishes the run). Array jobs retry only 3 and 130.
 fn main() -> ExitCode {
+    // This binary confines the bots it starts by re-executing itself (`arena __sandbox`).
+    if let Ok(exe) = std::env::current_exe() {
+        arena::sandbox::set_launcher(exe);
+    }
     let cli = arena::cli::Cli::parse();
     match arena::cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,

@@ -111,10 +111,27 @@ pub fn run(args: SandboxArgs) -> Result<()> {
     Err(err).with_context(|| format!("executing {program}"))
 }
 
-/// Whether this kernel enforces Landlock, asked of a throwaway child.
+/// The `arena` binary that confines bots (`arena __sandbox`), once the binary's `main`
+/// has named itself. A library user (a bench, a test) that builds an external runtime in
+/// its own process has not: its executable is not `arena`, and re-executing it with
+/// `__sandbox` would start it over (in a bench: again and again). Such a user gets no
+/// confinement unless it names the arena binary here.
+static LAUNCHER: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// Names the `arena` binary that confines bots; the first call wins.
+pub fn set_launcher(arena: PathBuf) {
+    let _ = LAUNCHER.set(arena);
+}
+
+/// The `arena` binary named by [`set_launcher`], if any.
+pub fn launcher() -> Option<&'static Path> {
+    LAUNCHER.get().map(PathBuf::as_path)
+}
+
+/// Whether this kernel enforces Landlock, asked of a throwaway child of the launcher
+/// (false without one).
 pub fn available() -> bool {
-    std::env::current_exe()
-        .ok()
+    launcher()
         .and_then(|exe| {
             std::process::Command::new(exe)
                 .args(["__sandbox", "--probe"])

@@ -139,8 +139,8 @@ impl ExternalRuntime {
                 })
             })
             .collect();
-        let exe = std::env::current_exe()
-            .ok()
+        let exe = crate::sandbox::launcher()
+            .map(Path::to_path_buf)
             .filter(|_| crate::sandbox::available());
         let sandboxes = agents
             .iter()

@@ -9,7 +9,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arena_core::AgentError;
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::runtime::Handle;
 
@@ -209,10 +209,20 @@ impl Process {
     /// written after the arena sends its next call is taken as that call's reply.
     async fn unasked(&mut self) -> Option<String> {
         let mut chunk = [0u8; 4096];
-        if let Ok(Ok(n)) = tokio::time::timeout(Duration::ZERO, self.stdout.read(&mut chunk)).await
-        {
-            self.buffer.extend_from_slice(&chunk[..n]);
-        }
+        // One poll, never a wait: not `timeout(ZERO, ..)`, whose timer fires on the next
+        // millisecond tick and so cost every call about a millisecond (measured).
+        let stdout = &mut self.stdout;
+        let n = std::future::poll_fn(|cx| {
+            let mut buf = tokio::io::ReadBuf::new(&mut chunk);
+            std::task::Poll::Ready(
+                match std::pin::Pin::new(&mut *stdout).poll_read(cx, &mut buf) {
+                    std::task::Poll::Ready(Ok(())) => buf.filled().len(),
+                    std::task::Poll::Ready(Err(_)) | std::task::Poll::Pending => 0,
+                },
+            )
+        })
+        .await;
+        self.buffer.extend_from_slice(&chunk[..n]);
         if self.buffer.is_empty() {
             return None;
         }
