@@ -319,6 +319,13 @@ impl Plan {
         self.task().seats() == 1
     }
 
+    /// `n` of what this plan plays, counted: `1 game`, `8 attempts` (a puzzle run's
+    /// rows are attempts at a seed).
+    pub fn count(&self, n: u64) -> String {
+        let unit = if self.is_solo() { "attempt" } else { "game" };
+        format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
+    }
+
     /// The plan's task (resolution checked that it exists).
     pub fn task(&self) -> &'static dyn crate::task::Task {
         crate::task::lookup(&self.game).unwrap_or(crate::task::REGISTRY[0])

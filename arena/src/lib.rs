@@ -14,3 +14,4 @@ pub mod stats;
 pub mod task;
 pub mod tournament;
 pub mod train;
+pub mod verify;

@@ -2,7 +2,7 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-/// Exit codes: 0 done; 2 bad input (a config, a run directory, an argument: fix it);
+/// Exit codes: 0 done; 1 `verify` found games that differ; 2 bad input (a config, a run directory, an argument: fix it);
 /// 3 the harness failed (a write, a thread: retrying may help); 130 interrupted
 /// (`arena run --resume` finishes the run). Array jobs retry only 3 and 130.
 fn main() -> ExitCode {
@@ -19,6 +19,8 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             if e.downcast_ref::<arena::tournament::Interrupted>().is_some() {
                 ExitCode::from(130)
+            } else if e.downcast_ref::<arena::verify::Mismatches>().is_some() {
+                ExitCode::from(1)
             } else if e
                 .downcast_ref::<arena::tournament::HarnessFailure>()
                 .is_some()

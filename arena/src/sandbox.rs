@@ -43,6 +43,8 @@ pub fn read_paths_for(command: &str) -> Vec<PathBuf> {
         .unwrap_or_default();
     let mut out = Vec::new();
     for token in command.split_whitespace() {
+        // A quoted word (`'arena'`) names the same program once the shell removes quotes.
+        let token = token.trim_matches(|c| c == '\'' || c == '"');
         let candidate = Path::new(token);
         let found = if candidate.is_absolute() {
             Some(candidate.to_owned())

@@ -19,16 +19,17 @@ use crate::report::think::{THINK_CSV, TIMINGS_CSV, ThinkTally};
 use crate::report::{
     ConsoleTable, Exporter, Forfeits, Progress, RunFacts, Summarizer, export, html, puzzles,
 };
-use crate::rundir::results::{ResultsWriter, Torn, read_rows};
+use crate::rundir::results::{ResultsWriter, Tail, Torn, read_rows};
 use crate::rundir::times::{TIMES_CSV, TimesWriter};
-use crate::rundir::{RunDir, write_atomic};
+use crate::rundir::{Access, RunDir, write_atomic};
 use crate::task::Prepared;
 
 /// The run stopped on Ctrl-C or SIGTERM; `arena run --resume` finishes it (exit 130).
 #[derive(Debug, thiserror::Error)]
-#[error("interrupted after {played} of {total} games; finish with `arena run --resume {dir}`")]
+#[error("interrupted after {played} of {total}; finish with `arena run --resume {dir}`")]
 pub struct Interrupted {
-    pub played: u64,
+    /// What is on disk, counted (`12 games`, `3 attempts`).
+    pub played: String,
     pub total: u64,
     pub dir: String,
 }
@@ -62,7 +63,11 @@ pub fn start(plan: &Plan, dir: &Path, shard: Shard, exec: &Execution) -> Result<
 
 /// Finishes the interrupted run in `dir` (a finished one has nothing to do).
 pub fn resume(dir: &Path, exec: &Execution) -> Result<()> {
-    let run = RunDir::open(dir)?;
+    resume_open(RunDir::open(dir, Access::Write)?, exec)
+}
+
+/// Finishes the interrupted run already opened (and locked) as `run`.
+pub fn resume_open(run: RunDir, exec: &Execution) -> Result<()> {
     let prepared = run.plan.task().prepare(&run.plan)?;
     run.log("resumed")?;
     execute(&run, exec, prepared)
@@ -92,9 +97,9 @@ fn execute(run: &RunDir, exec: &Execution, mut prepared: Box<dyn Prepared>) -> R
 
     // What is on disk already: checked row by row, into the same observers.
     let games_csv = run.games_csv();
-    let mut done = 0;
+    let mut tail = Tail::default();
     if games_csv.exists() {
-        done = read_rows(&games_csv, plan, shard, Torn::Repair, &mut |record| {
+        tail = read_rows(&games_csv, plan, shard, Torn::Repair, &mut |record| {
             tally.record(&record)?;
             forfeits.record(&record)?;
             match &mut sprt {
@@ -103,32 +108,38 @@ fn execute(run: &RunDir, exec: &Execution, mut prepared: Box<dyn Prepared>) -> R
             }
         })?;
     }
+    let done = tail.rows;
     let decided = sprt.as_ref().is_some_and(SprtMonitor::decided);
     if done == total || decided {
         if !games_csv.exists() {
             // A shard with no games (more shards than pairs): its empty games.csv says
             // so to `merge`.
-            ResultsWriter::append(&games_csv, plan, 0)?.flush()?;
+            ResultsWriter::append(&games_csv, plan, Tail::default())?.flush()?;
         }
         let table = write_summaries(run, &tally, decided, existing_think(run)?.as_ref())?;
         println!(
-            "nothing to do: {} is finished ({done} games)\n\n{table}{}",
+            "nothing to do: {} is finished ({})\n\n{table}{}",
             run.dir.display(),
+            plan.count(done),
             forfeits.describe(&run.dir)
         );
         return Ok(());
     }
     if done > 0 {
-        run.log(&format!(
-            "resume: {done} games on disk, {} to play",
-            total - done
-        ))?;
+        // Said on the console too: a resume should show what it found before it plays.
+        let found = format!(
+            "resume: {} on disk, {} to play",
+            plan.count(done),
+            plan.count(total - done)
+        );
+        eprintln!("arena: {found}");
+        run.log(&found)?;
     }
 
     let began = Instant::now();
     let external = external_runtime(run, done)?;
     let harness = |e: anyhow::Error| e.context(HarnessFailure);
-    let mut writer = ResultsWriter::append(&games_csv, plan, done).map_err(harness)?;
+    let mut writer = ResultsWriter::append(&games_csv, plan, tail).map_err(harness)?;
     let mut progress = Progress::new(exec.progress, plan, total, done);
     let mut think = match timed {
         true => {
@@ -151,7 +162,7 @@ fn execute(run: &RunDir, exec: &Execution, mut prepared: Box<dyn Prepared>) -> R
         plan.agents.len(),
         plan.limits.start_failures,
     );
-    engine::stop::install();
+    engine::stop::install(&run.dir);
     let end = {
         // The guard first: the game that trips it reaches no other observer.
         let mut observers: Vec<&mut dyn Observer> = vec![
@@ -202,25 +213,25 @@ fn execute(run: &RunDir, exec: &Execution, mut prepared: Box<dyn Prepared>) -> R
         run.log(&format!(
             "stopped: agent {name:?} could not start (that game is not recorded): {reason}"
         ))?;
-        let kept = match played {
-            1 => "1 game".to_owned(),
-            n => format!("{n} games"),
-        };
+        let kept = plan.count(played);
+        let dir = run.dir.display();
         anyhow::bail!(
             "agent {name:?} could not start, so the run stopped with {kept} on disk: {reason}{tail}\n\
-             the game that showed it is not recorded: fix the agent, then \
-             `arena run --resume {}` plays it again and finishes the run",
-            run.dir.display()
+             the game that showed it is not recorded. If the fix is in the program (a bug, a \
+             missing file or package), fix it and `arena run --resume {dir}` plays that game \
+             again and finishes the run. If the fix is to the agent's spec or the config, that \
+             is another run (a run directory keeps the config it began with): start it with \
+             another --out, or delete {dir} first"
         );
     }
     run.log(&format!(
-        "{} {} games in {:.2} s at concurrency {}{}",
+        "{} {} in {:.2} s at concurrency {}{}",
         if end == RunEnd::Interrupted {
             "interrupted after"
         } else {
             "finished"
         },
-        played,
+        plan.count(played),
         began.elapsed().as_secs_f64(),
         exec.concurrency,
         if end == RunEnd::Stopped {
@@ -231,7 +242,7 @@ fn execute(run: &RunDir, exec: &Execution, mut prepared: Box<dyn Prepared>) -> R
     ))?;
     if end == RunEnd::Interrupted {
         return Err(Interrupted {
-            played,
+            played: plan.count(played),
             total,
             dir: run.dir.display().to_string(),
         }
@@ -244,9 +255,9 @@ fn execute(run: &RunDir, exec: &Execution, mut prepared: Box<dyn Prepared>) -> R
         run.log(forfeit_list.trim_end())?;
     }
     println!(
-        "{} {played} {}, seed {}{}, results in {}\n\n{table}{forfeit_list}",
+        "{} {}, seed {}{}, results in {}\n\n{table}{forfeit_list}",
         plan.game,
-        if plan.is_solo() { "attempts" } else { "games" },
+        plan.count(played),
         plan.seed,
         if shard.is_whole() {
             String::new()
@@ -280,6 +291,7 @@ pub fn write_summaries(
         seed: run.plan.seed,
         stopped_early,
     };
+    crate::rundir::fault::point("summaries");
     let tally = match tally {
         Summarizer::Games(t) => t,
         Summarizer::Puzzles(t) => {
@@ -299,6 +311,7 @@ pub fn write_summaries(
         }
     }
     let think_html = think.map_or(String::new(), ThinkTally::html);
+    crate::rundir::fault::point("report");
     write_atomic(
         &run.dir.join("report.html"),
         &html::page(&run.plan, &report, &facts, &think_html)?,
@@ -314,7 +327,7 @@ pub fn write_summaries(
 /// `arena report DIR`: writes `report.html` again from the games on disk (the other
 /// summaries are left as they are); returns its path.
 pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
-    let run = RunDir::open(dir)?;
+    let run = RunDir::open(dir, Access::Write)?;
     let mut tally = Summarizer::new(&run.plan)?;
     let games_csv = run.games_csv();
     if games_csv.exists() {
@@ -414,7 +427,7 @@ pub fn external_runtime(run: &RunDir, done: u64) -> Result<Option<Arc<ExternalRu
 
 /// Replays game `index` of the run in `dir`, drawn move by move.
 pub fn replay(dir: &Path, index: u64) -> Result<String> {
-    let run = RunDir::open(dir)?;
+    let run = RunDir::open(dir, Access::Peek)?;
     let plan = &run.plan;
     let schedule = plan.schedule();
     let shard = run.shard();
@@ -431,7 +444,8 @@ pub fn replay(dir: &Path, index: u64) -> Result<String> {
                 found = Some(r);
             }
             Ok(engine::Flow::Continue)
-        })?;
+        })?
+        .rows;
     }
     if index >= schedule.len() {
         anyhow::bail!(

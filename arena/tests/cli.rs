@@ -12,22 +12,23 @@ use tempfile::TempDir;
 const COMMON_HEADER: &str =
     "game,case,pair,first,agent_a,agent_b,score_a,score_b,termination,forfeit,reason,plies";
 
-/// `games.csv`'s header (schema 2): the common columns, then the game's own.
+/// `games.csv`'s header (schema 3): the common columns, the game's own, then `check`.
 fn games_header(game: &str) -> String {
     match game {
-        "dominoes" => format!("{COMMON_HEADER},start,stock_left,pips_a,pips_b"),
-        _ => format!("{COMMON_HEADER},start"),
+        "dominoes" => format!("{COMMON_HEADER},start,stock_left,pips_a,pips_b,check"),
+        _ => format!("{COMMON_HEADER},start,check"),
     }
 }
 
 /// Everything `arena run` and `arena match` write into a run directory.
-const RUN_FILES: [&str; 6] = [
+const RUN_FILES: [&str; 7] = [
     "config.toml",
     "manifest.json",
     "games.csv",
     "summary.csv",
     "summary.json",
     "run.log",
+    "lock",
 ];
 
 /// The outcome files that must not depend on how a run was carried out.
@@ -240,7 +241,7 @@ fn match_dominoes_writes_a_complete_run_directory() {
     let manifest: serde_json::Value =
         serde_json::from_str(&read(&out.join("manifest.json"))).unwrap();
     assert_eq!(manifest["seed"], 1);
-    assert_eq!(manifest["schema"], 2);
+    assert_eq!(manifest["schema"], 3);
     assert_eq!(manifest["games"], 8);
     let config = read(&out.join("config.toml"));
     assert!(config.contains("game = \"dominoes\""), "{config}");
@@ -891,7 +892,10 @@ fn a_case_plays_the_same_games_alone_or_in_a_suite() {
                 .into_iter()
                 .filter(|r| r["case"] == alone)
                 .map(|mut r| {
+                    // Where the game stands in the run: its number and the check that
+                    // chains it to the rows before it.
                     r.remove("game");
+                    r.remove("check");
                     r
                 })
                 .collect()
@@ -1059,7 +1063,10 @@ fn resume_cuts_a_torn_last_line_and_replays_the_rest() {
     let got: Vec<String> = RESULT_FILES.iter().map(|f| read(&out.join(f))).collect();
     assert_eq!(got, expected);
     let log = read(&out.join("run.log"));
-    assert!(log.contains("resume: 5 games on disk, 7 to play"), "{log}");
+    assert!(
+        log.contains("resume: 5 games on disk, 7 games to play"),
+        "{log}"
+    );
 }
 
 // ---------------------------------------------------------------------------------

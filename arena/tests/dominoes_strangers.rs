@@ -6,6 +6,8 @@
 //! Slow (4 x 1,000 games, half of them through Python): `cargo test -p arena --release
 //! --test dominoes_strangers -- --ignored`. docs/benchmarks.md has the figures.
 
+mod common;
+
 use std::path::Path;
 use std::process::Command;
 
@@ -51,6 +53,9 @@ fn score(agent: &str, bot: &str, dir: &Path) -> f64 {
 #[test]
 #[ignore = "slow: 4,000 games, half through Python bots"]
 fn reading_costs_nothing_against_strangers() {
+    if !common::have("python3") {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     for bot in ["hoarder", "blocker"] {
         let best = score("best", bot, dir.path());

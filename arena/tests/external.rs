@@ -1,6 +1,8 @@
 //! External agents end to end: served built-ins match in-process ones, sample bots play
 //! clean games, and every kind of broken bot forfeits only its own games.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -113,6 +115,9 @@ fn a_served_builtin_plays_exactly_like_the_in_process_one() {
 
 #[test]
 fn sample_bots_play_clean_games() {
+    if !common::have("python3") || !common::have("cc") {
+        return;
+    }
     let mut bots = vec![
         (
             "dominoes",
@@ -162,6 +167,9 @@ fn sample_bots_play_clean_games() {
 
 #[test]
 fn every_kind_of_broken_bot_forfeits_only_its_own_games() {
+    if !common::have("python3") {
+        return;
+    }
     let fix = fixture("every-kind");
     // Bots that never start (`exit`, a missing program) stop the run instead: tested
     // below in `a_bot_that_cannot_start_stops_the_run`.
@@ -278,6 +286,9 @@ fn every_kind_of_broken_bot_forfeits_only_its_own_games() {
 /// not, the run log says so.
 #[test]
 fn a_confined_bot_cannot_read_the_run_directory() {
+    if !common::have("python3") {
+        return;
+    }
     let fix = fixture("snoop");
     let t = tempfile::tempdir().unwrap();
     let config = format!(
@@ -314,6 +325,9 @@ fn run_confined(dir: &Path, config: &str) -> Option<Vec<csv::StringRecord>> {
 /// it, the bot cannot (where Landlock is enforced).
 #[test]
 fn read_paths_let_a_confined_bot_read_its_model() {
+    if !common::have("python3") {
+        return;
+    }
     let fix = fixture("model");
     for allowed in [false, true] {
         let t = tempfile::tempdir().unwrap();
@@ -345,6 +359,9 @@ fn read_paths_let_a_confined_bot_read_its_model() {
 /// lost at once. A sleeping bot with a small budget gives the same games.csv every run.
 #[test]
 fn a_spent_case_budget_loses_the_rest_of_the_case_identically_every_run() {
+    if !common::have("python3") {
+        return;
+    }
     let fix = fixture("budget");
     let config = format!(
         "game = \"dominoes\"\ncases = \"5,4\"\ngames_per_case = 12\nseed = 3\n\
@@ -379,6 +396,9 @@ fn a_spent_case_budget_loses_the_rest_of_the_case_identically_every_run() {
 /// its first game with exit 2, the reason, and its stderr; the rest is not played.
 #[test]
 fn a_bot_that_cannot_start_stops_the_run() {
+    if !common::have("python3") {
+        return;
+    }
     let fix = fixture("cannot-start");
     for (spec, says) in [
         (format!("exec:python3 {fix} exit"), "could not start"),
@@ -409,6 +429,9 @@ fn a_bot_that_cannot_start_stops_the_run() {
 /// are `malformed` (as in Dominoes).
 #[test]
 fn quarto_replies_are_judged_by_the_documented_grammar() {
+    if !common::have("python3") {
+        return;
+    }
     let bot = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/quarto_reply_bot.py");
     for (mode, termination, reason) in [
         ("out-of-range", "illegal", "there is no square 16"),
@@ -448,6 +471,9 @@ fn bot_dirs(out: &Path) -> Vec<PathBuf> {
 /// absolute HOME and TMPDIR, both its own directory, and may write there, confined or not.
 #[test]
 fn a_bot_writes_its_own_directory_under_a_relative_out_dir() {
+    if !common::have("python3") {
+        return;
+    }
     let fix = fixture("home");
     let t = tempfile::tempdir().unwrap();
     let output = Command::new(ARENA)
@@ -492,6 +518,9 @@ fn a_bot_writes_its_own_directory_under_a_relative_out_dir() {
 /// is sent) forfeits the writer's game as `malformed`; it is never played as a move.
 #[test]
 fn output_nobody_asked_for_is_malformed() {
+    if !common::have("python3") {
+        return;
+    }
     let fix = fixture("unasked");
     let t = tempfile::tempdir().unwrap();
     // The other bot thinks 0.1 s a move: the extra line is in the pipe well before the
@@ -515,6 +544,9 @@ fn output_nobody_asked_for_is_malformed() {
 /// the replay says so and shows both outcomes.
 #[test]
 fn a_replay_that_differs_from_the_record_says_so() {
+    if !common::have("python3") {
+        return;
+    }
     let fix = fixture("once");
     let t = tempfile::tempdir().unwrap();
     let config = format!(
@@ -573,6 +605,9 @@ fn a_replay_that_differs_from_the_record_says_so() {
 /// readable by the bot (its seed with it), and the run says so; one outside is not.
 #[test]
 fn a_run_directory_the_bot_could_read_is_warned_about() {
+    if !common::have("python3") {
+        return;
+    }
     let t = tempfile::tempdir().unwrap();
     let folder = t.path().join("bot");
     std::fs::create_dir_all(&folder).unwrap();
@@ -605,4 +640,74 @@ fn a_run_directory_the_bot_could_read_is_warned_about() {
         assert_eq!(warned, inside, "--out {out}: {stderr}");
         assert_eq!(log.contains("seed included"), inside, "{log}");
     }
+}
+
+/// From the repository root, where `arena/` is a folder: the program word `arena` is found
+/// on PATH as `sh` finds it (not rewritten into the folder), and `./target/.../arena` is a
+/// path to the binary. Both play exactly like the in-process agent.
+#[test]
+fn exec_arena_serve_plays_from_the_repository_root() {
+    let t = tempfile::tempdir().unwrap();
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = root.canonicalize().unwrap();
+    let bin = Path::new(ARENA);
+    let path = format!(
+        "{}:{}",
+        bin.parent().unwrap().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let play = |name: &str, spec: &str| {
+        let out = t.path().join(name);
+        let output = Command::new(ARENA)
+            .current_dir(&root)
+            .env("PATH", &path)
+            .args(["match", "--game", "dominoes", "--cases", "5,4 9,7"])
+            .args(["--games-per-case", "4", "--progress", "never"])
+            .args(["--agent", &format!("me={spec}"), "--agent", "random"])
+            .arg("--out")
+            .arg(&out)
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "{spec}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        std::fs::read_to_string(out.join("games.csv")).unwrap()
+    };
+    let in_process = play("in-process", "greedy");
+    assert_eq!(in_process.lines().count(), 9, "{in_process}");
+    let on_path = play("on-path", "exec:arena serve greedy --game dominoes");
+    assert_eq!(on_path, in_process, "exec:arena serve ... from the root");
+    match bin.strip_prefix(&root) {
+        Ok(relative) => {
+            let spec = format!("exec:./{} serve greedy --game dominoes", relative.display());
+            assert_eq!(play("relative", &spec), in_process, "{spec}");
+        }
+        Err(_) => common::skip("the arena binary is outside the repository (CARGO_TARGET_DIR)"),
+    }
+}
+
+/// A crash is charged the time it took to be seen, not the per-call cap: a bot that
+/// crashes in every game loses each as `crash`, and never as `timeout` for a case budget
+/// that crashes could not have spent (20 crashes at a 1 s cap against a 2 s budget).
+#[test]
+fn a_crash_is_charged_what_it_took_not_the_call_cap() {
+    if !common::have("python3") {
+        return;
+    }
+    let fix = fixture("crash-charge");
+    let config = format!(
+        "game = \"dominoes\"\ncases = \"5,4\"\ngames_per_case = 20\nseed = 4\n\
+         agents = [\"exec:python3 {fix} crash 0\", \"greedy\"]\n\
+         [limits]\ncall_ms = 1000\ncase_budget_ms = 2000\n"
+    );
+    let t = tempfile::tempdir().unwrap();
+    let (_, rows) = run_ok(t.path(), &config);
+    assert_eq!(rows.len(), 20);
+    let terminations: Vec<&str> = rows.iter().map(|r| &r[8]).collect();
+    assert!(
+        terminations.iter().all(|&t| t == "crash"),
+        "{terminations:?}"
+    );
 }

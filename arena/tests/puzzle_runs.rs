@@ -2,6 +2,8 @@
 //! engine, relative scores in the summary, determinism at any concurrency, shards merged
 //! byte-identical, resume, and broken solvers that lose only their own attempts.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
@@ -62,6 +64,9 @@ fn python_sample() -> String {
 
 #[test]
 fn builtin_and_external_solvers_are_refereed_and_scored_relative_to_each_other() {
+    if !common::have("python3") {
+        return;
+    }
     let t = tempfile::tempdir().unwrap();
     let sample = python_sample();
     let text = config(
@@ -230,6 +235,9 @@ if mode == "wrong":
 
 #[test]
 fn broken_solvers_lose_only_their_own_attempts() {
+    if !common::have("python3") {
+        return;
+    }
     let t = tempfile::tempdir().unwrap();
     let script = t.path().join("faulty.py");
     std::fs::write(&script, FAULTY).unwrap();
@@ -384,4 +392,42 @@ fn match_takes_a_seed_range_for_puzzles_only() {
     ]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--seeds is for puzzle runs"));
+}
+
+/// A solver that cannot start loses every attempt with one reason, whichever end of its
+/// pipes the arena finds closed first: three runs, one `games.csv`.
+#[test]
+fn an_unstartable_solver_gives_the_same_file_every_run() {
+    let t = tempfile::tempdir().unwrap();
+    let files: Vec<String> = (0..3)
+        .map(|i| {
+            let out = t.path().join(format!("run{i}"));
+            let o = arena(&[
+                "match",
+                "--game",
+                "puzzles",
+                "--cases",
+                "dust",
+                "--agent",
+                "exec:no-such-solver-anywhere",
+                "--games-per-case",
+                "8",
+                "--concurrency",
+                "4",
+                "--out",
+                out.to_str().unwrap(),
+            ]);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            std::fs::read_to_string(out.join("games.csv")).unwrap()
+        })
+        .collect();
+    assert_eq!(files[0], files[1]);
+    assert_eq!(files[0], files[2]);
+    let rows: Vec<&str> = files[0].lines().skip(1).collect();
+    assert_eq!(rows.len(), 8);
+    assert!(
+        rows.iter()
+            .all(|r| r.contains(",crash,") && r.contains("not found")),
+        "{files:?}"
+    );
 }

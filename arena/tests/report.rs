@@ -1,6 +1,8 @@
 //! Integration tests of the reports of a whole field: gauntlet mode, the console's
 //! standings and cross table, and `report.html` (opened in headless Chromium).
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -145,11 +147,9 @@ fn a_gauntlet_of_an_unknown_agent_is_refused() {
 
 /// Headless Chromium, if installed.
 fn chromium() -> Option<std::path::PathBuf> {
-    let path = std::env::var_os("PATH")?;
     ["chromium", "chromium-browser", "google-chrome"]
         .iter()
-        .flat_map(|name| std::env::split_paths(&path).map(move |dir| dir.join(name)))
-        .find(|p| p.is_file())
+        .find_map(|name| common::find(name))
 }
 
 /// The page after its script ran (`--dump-dom`), and the browser's console lines.
@@ -178,20 +178,13 @@ fn open_in_chromium(browser: &Path, page: &Path) -> (String, Vec<String>) {
     (String::from_utf8(out.stdout).unwrap(), console)
 }
 
-/// Chromium, or `None` with a loud message when it is absent outside CI (under CI,
+/// Chromium, or `None` after a `SKIPPED` line when it is absent outside CI (under CI,
 /// `CI` set, its absence fails the test).
-fn browser_or_skip(test: &str) -> Option<std::path::PathBuf> {
-    let found = chromium();
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI is set but chromium is not installed (.ci/run installs it)"
-        );
-        eprintln!(
-            "\n!!! {test}: SKIPPED: chromium is not installed (apt-get install chromium); report.html was NOT checked in a browser !!!\n"
-        );
-    }
-    found
+fn browser_or_skip() -> Option<std::path::PathBuf> {
+    chromium().or_else(|| {
+        common::have("chromium");
+        None
+    })
 }
 
 /// Every element of the page whose opening tag holds `marker`, as its attributes.
@@ -320,7 +313,7 @@ fn check_page(browser: &Path, dir: &Path) -> String {
 
 #[test]
 fn report_html_opens_cleanly_in_chromium_and_shows_summary_csv() {
-    let Some(browser) = browser_or_skip("report_html_opens_cleanly_in_chromium") else {
+    let Some(browser) = browser_or_skip() else {
         return;
     };
     let dir = TempDir::new().unwrap();
@@ -375,7 +368,7 @@ fn report_html_opens_cleanly_in_chromium_and_shows_summary_csv() {
 
 #[test]
 fn a_script_error_in_the_page_is_caught_by_the_check() {
-    let Some(browser) = browser_or_skip("a_script_error_in_the_page_is_caught") else {
+    let Some(browser) = browser_or_skip() else {
         return;
     };
     let dir = TempDir::new().unwrap();
@@ -468,7 +461,7 @@ fn a_puzzle_run_page_shows_summary_csv_and_draws_answers_in_chromium() {
         page,
         "report rewrites the same bytes"
     );
-    let Some(browser) = browser_or_skip("a_puzzle_run_page_shows_summary_csv") else {
+    let Some(browser) = browser_or_skip() else {
         return;
     };
     let (dom, console) = open_in_chromium(&browser, &dir.join("report.html"));

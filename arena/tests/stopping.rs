@@ -4,6 +4,8 @@
 
 #![cfg(unix)]
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -26,6 +28,9 @@ fn alive(marker: &str) -> usize {
 
 #[test]
 fn a_bot_gets_eof_at_the_end_of_its_games_and_a_deaf_one_is_killed_after_the_grace() {
+    if !common::have("pgrep") {
+        return;
+    }
     let t = tempfile::tempdir().unwrap();
     let out = t.path().join("run");
     let arena = arena_bin();
@@ -91,6 +96,9 @@ fn a_bot_gets_eof_at_the_end_of_its_games_and_a_deaf_one_is_killed_after_the_gra
 
 #[test]
 fn ctrl_c_stops_cleanly_reaps_the_bots_and_resumes_identically() {
+    if !common::have("pgrep") {
+        return;
+    }
     let t = tempfile::tempdir().unwrap();
     let (stopped, whole) = (t.path().join("stopped"), t.path().join("whole"));
     // A served deterministic agent (served randomized ones draw from their own seed in

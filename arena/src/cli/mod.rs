@@ -9,7 +9,7 @@ use anyhow::Result;
 use clap::{Parser, Subcommand, ValueEnum};
 
 pub use puzzles::{GenArgs, ScoreArgs, VisArgs};
-pub use run::{MatchArgs, MergeArgs, ReplayArgs, ReportArgs, RunArgs, ShardArgs};
+pub use run::{MatchArgs, MergeArgs, ReplayArgs, ReportArgs, RunArgs, ShardArgs, VerifyArgs};
 pub use tools::{BookArgs, PerftArgs, ServeArgs, SolveArgs};
 
 #[derive(Parser, Debug)]
@@ -35,6 +35,9 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Write the run's report.html again (charts, standings, a game viewer) from its games.
     Report(ReportArgs),
+    /// Replay a run's games from its seed and compare every column with games.csv
+    /// (exit 0: all agree; 1: a game differs; 2: bad input).
+    Verify(VerifyArgs),
     /// Count move sequences of exactly DEPTH plies from the empty board (Quarto).
     Perft(PerftArgs),
     /// Run a built-in agent as an external program over the line protocol (stdin/stdout).
@@ -70,6 +73,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Merge(args) => run::merge(args),
         Command::Replay(args) => run::replay(args),
         Command::Report(args) => run::report(args),
+        Command::Verify(args) => run::verify(args),
         Command::Perft(args) => tools::perft(args),
         Command::Serve(args) => tools::serve(args),
         Command::Train(args) => crate::train::run(args),

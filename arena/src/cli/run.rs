@@ -206,11 +206,10 @@ fn default_dir(plan: &Plan, shard: Shard) -> PathBuf {
 /// retried array job finishes or does nothing), or refuses a different run there.
 fn start_or_retry(plan: &Plan, dir: PathBuf, shard: Shard, exec: &Execution) -> Result<()> {
     if dir.join(rundir::MANIFEST).exists() {
-        if let Ok(existing) = RunDir::open(&dir)
-            && existing.manifest.config_hash == plan.hash()
-            && existing.shard() == shard
-        {
-            return tournament::resume(&dir, exec);
+        // A directory another process holds is refused here, with the holder named.
+        let existing = RunDir::open(&dir, rundir::Access::Write)?;
+        if existing.manifest.config_hash == plan.hash() && existing.shard() == shard {
+            return tournament::resume_open(existing, exec);
         }
         bail!(
             "{} already holds another run; finish it with `arena run --resume {}` or choose another --out",
@@ -304,6 +303,46 @@ pub fn merge(args: MergeArgs) -> Result<()> {
 
 pub fn replay(args: ReplayArgs) -> Result<()> {
     emit(&tournament::replay(&args.dir, args.game)?)
+}
+
+#[derive(clap::Args, Debug)]
+pub struct VerifyArgs {
+    /// A run directory (a whole run, a shard or a merged run).
+    pub dir: PathBuf,
+    /// Check about K games, evenly spread over the file, instead of all of them.
+    #[arg(long, value_name = "K")]
+    pub sample: Option<u64>,
+    /// Start at game N (the `game` column; `attempt` in a puzzle run).
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub from: u64,
+    /// Replay the games of `exec:` agents too (started afresh: a bot that is not
+    /// deterministic will differ).
+    #[arg(long)]
+    pub external: bool,
+    /// Games replayed at once (default: one per core).
+    #[arg(long, value_name = "N")]
+    pub concurrency: Option<usize>,
+}
+
+/// Exit 0 when every replayed row agrees, 1 on any mismatch, 2 on bad input.
+pub fn verify(args: VerifyArgs) -> Result<()> {
+    if args.concurrency == Some(0) {
+        bail!("--concurrency must be at least 1");
+    }
+    let verified = crate::verify::verify(
+        &args.dir,
+        &crate::verify::Options {
+            sample: args.sample,
+            from: args.from,
+            external: args.external,
+            concurrency: args.concurrency.unwrap_or(0),
+        },
+    )?;
+    emit(&verified.text)?;
+    if verified.mismatches > 0 {
+        return Err(crate::verify::Mismatches(verified.mismatches).into());
+    }
+    Ok(())
 }
 
 #[derive(clap::Args, Debug)]

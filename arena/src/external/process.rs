@@ -47,12 +47,25 @@ fn shell_line(command: &str, memory_mb: u64) -> String {
 
 /// Rewrites tokens naming existing files relative to the arena's directory into absolute
 /// paths, so `python3 bot.py` still finds its script from the bot's own directory.
+///
+/// The program word (the first token) is found the way `sh` finds it: on `PATH` unless it
+/// holds a `/`, so it is rewritten only when it holds one (`./bot`, `bots/bot`) and names
+/// a file. `arena serve ...` run from the repository root keeps `arena` (the `arena/`
+/// folder there is not a program), and no token becomes a directory for the shell to run.
 pub fn absolutize(command: &str) -> String {
+    let mut before_program = true;
     command
         .split(' ')
         .map(|token| {
             let path = Path::new(token);
-            if !token.is_empty() && !token.starts_with('-') && path.is_relative() && path.exists() {
+            let program = before_program && !token.is_empty();
+            before_program &= token.is_empty();
+            let names_a_path = if program {
+                token.contains('/') && path.is_file()
+            } else {
+                path.exists()
+            };
+            if !token.is_empty() && !token.starts_with('-') && path.is_relative() && names_a_path {
                 std::fs::canonicalize(path)
                     .map(|p| p.display().to_string())
                     .unwrap_or_else(|_| token.to_owned())
@@ -190,13 +203,19 @@ impl Process {
                 Err(_) => {
                     return Err(AgentError::Timeout("not reading its input".into()));
                 }
+                // The bot's end of stdin is closed (it exited): the same fault as EOF
+                // on its stdout, and which one the arena sees first is the OS's race, so
+                // both get one reason and games.csv stays a function of the bot.
+                Ok(Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                    return Err(self.crashed(ENDED).await);
+                }
                 Ok(Err(e)) => return Err(self.crashed(&format!("writing the call: {e}")).await),
                 Ok(Ok(())) => {}
             }
             let line = match tokio::time::timeout(cap, self.read_line(limits.max_line)).await {
                 Err(_) => return Err(AgentError::Timeout("no reply".into())),
                 Ok(Err(e)) => return Err(e),
-                Ok(Ok(None)) => return Err(self.crashed("closed its output").await),
+                Ok(Ok(None)) => return Err(self.crashed(ENDED).await),
                 Ok(Ok(Some(line))) => line,
             };
             Ok((line, started.elapsed()))
@@ -286,10 +305,7 @@ impl Process {
         }
         // The last thing it said is usually why (`sh: 1: ./bot: not found`, a traceback).
         match tail.lines().rev().find(|l| !l.trim().is_empty()) {
-            Some(last) => {
-                let last: String = last.trim().chars().take(100).collect();
-                AgentError::Crash(format!("{what}; {status}; stderr: {last}"))
-            }
+            Some(last) => AgentError::Crash(format!("{what}; {status}; stderr: {}", clip(last))),
             None => AgentError::Crash(format!("{what}; {status}")),
         }
     }
@@ -328,6 +344,22 @@ impl Process {
     }
 }
 
+/// A stderr line for a reason: whole up to 160 characters, else cut at a word with `…`
+/// (a reason goes into games.csv; a long traceback line would swamp it).
+fn clip(line: &str) -> String {
+    const MAX: usize = 160;
+    let line = line.trim();
+    if line.chars().count() <= MAX {
+        return line.to_owned();
+    }
+    let head: String = line.chars().take(MAX).collect();
+    let cut = head
+        .rfind(' ')
+        .filter(|&i| i > MAX / 2)
+        .unwrap_or(head.len());
+    format!("{}…", head[..cut].trim_end())
+}
+
 fn describe(status: std::process::ExitStatus) -> String {
     use std::os::unix::process::ExitStatusExt;
     match (status.code(), status.signal()) {
@@ -357,6 +389,9 @@ pub fn label(index: usize, name: &str) -> String {
 pub fn workdir(run_dir: &Path, label: &str) -> PathBuf {
     run_dir.join("agents").join(label)
 }
+
+/// Why a call failed when the bot's pipes were closed (it exited) before it replied.
+const ENDED: &str = "closed its pipes before replying";
 
 /// Before a process's first game (while it answers `init`).
 const NO_GAME: u64 = u64::MAX;

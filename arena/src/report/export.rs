@@ -65,7 +65,7 @@ impl Exporter for JsonSummary {
             matchups: &'a [MatchupReport],
         }
         Ok(serde_json::to_string_pretty(&Doc {
-            schema: 2,
+            schema: crate::rundir::SCHEMA,
             game: &facts.game,
             seed: facts.seed,
             stopped_early: facts.stopped_early,
@@ -103,7 +103,14 @@ impl Exporter for ConsoleTable {
                 standings_table(&mut out, field);
             }
         }
-        out.push_str(STAR_LEGEND);
+        // The legend explains a star; without one it would only be noise.
+        let starred = report.matchups.iter().any(|m| {
+            m.overall.significant()
+                || (report.field.is_none() && m.cases.iter().any(CellReport::significant))
+        });
+        if starred {
+            out.push_str(STAR_LEGEND);
+        }
         Ok(out)
     }
 }

@@ -110,6 +110,8 @@ pub const SUMMARY_COLUMNS: &[&str] = &[
     "score",
     "ci_low",
     "ci_high",
+    "pair_low",
+    "pair_high",
     "ptnml_0",
     "ptnml_1",
     "ptnml_2",
@@ -361,8 +363,9 @@ body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:1.5em auto
 h1 small{font-weight:normal;color:#666;font-size:60%}
 section{margin-bottom:2em;border-top:1px solid #ddd}
 table{border-collapse:collapse;margin:.5em 0;font-variant-numeric:tabular-nums}
-td,th{border:1px solid #ddd;padding:3px 7px;text-align:right}
+td,th{border:1px solid #ddd;padding:3px 7px;text-align:right;white-space:nowrap}
 th{background:#f4f4f4}
+table.summary,table.cross,table.terminations{display:block;overflow-x:auto;max-width:100%}
 td.self,td.none{color:#999;text-align:center}
 td.x{text-align:center}
 .chart{overflow-x:auto}

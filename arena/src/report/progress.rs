@@ -39,6 +39,7 @@ impl Progress {
             total,
             done,
             at_start: done,
+            unit: if plan.is_solo() { "attempts" } else { "games" },
         });
         let multi = MultiProgress::with_draw_target(if visible {
             ProgressDrawTarget::stderr()
@@ -137,6 +138,8 @@ struct Plain {
     done: u64,
     /// Games on disk when this process started (not counted in the rate).
     at_start: u64,
+    /// What a row is: `games`, or a puzzle run's `attempts`.
+    unit: &'static str,
 }
 
 impl Plain {
@@ -152,11 +155,12 @@ impl Plain {
     }
 
     fn line(&self) -> String {
+        let unit = self.unit;
         let elapsed = self.began.elapsed().as_secs_f64();
         let rate = (self.done - self.at_start) as f64 / elapsed.max(1e-9);
         let left = self.total.saturating_sub(self.done) as f64 / rate.max(1e-9);
         format!(
-            "arena: {} of {} games ({:.1}%), {:.0} games/s, about {:.0} s left",
+            "arena: {} of {} {unit} ({:.1}%), {:.0} {unit}/s, about {:.0} s left",
             self.done,
             self.total,
             100.0 * self.done as f64 / self.total.max(1) as f64,

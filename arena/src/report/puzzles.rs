@@ -299,7 +299,7 @@ impl Exporter<PuzzleReport> for PuzzleJson {
             solvers: &'a [SolverRow],
         }
         Ok(serde_json::to_string_pretty(&Doc {
-            schema: 2,
+            schema: crate::rundir::SCHEMA,
             game: &facts.game,
             first_seed: facts.seed,
             solvers: &report.rows,

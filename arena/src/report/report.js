@@ -25,11 +25,6 @@
     return Number(x).toFixed(digits);
   }
 
-  // A score per 100 from an Elo difference (the pair interval is kept in Elo).
-  function scoreOf(elo) {
-    return 100 / (1 + Math.pow(10, -elo / 400));
-  }
-
   // One table per pairing: its rows of summary.csv, every column kept in data- attributes.
   function summaries(data) {
     var tables = document.querySelectorAll("table.summary");
@@ -47,14 +42,14 @@
         var attrs = { "class": "srow" };
         data.columns.forEach(function (c) { attrs["data-" + c] = String(row[c]); });
         var tr = el("tr", attrs);
-        var significant = row.games > 0 && (row.elo_low > 0 || row.elo_high < 0);
+        var significant = row.games > 0 && (row.pair_low > 50 || row.pair_high < 50);
         var cells = [
           row["case"],
           row.games,
           row.wins + "-" + row.draws + "-" + row.losses,
           fixed(row.score, 1) + (significant ? " *" : ""),
           "[" + fixed(row.ci_low, 1) + ", " + fixed(row.ci_high, 1) + "]",
-          "[" + fixed(scoreOf(row.elo_low), 1) + ", " + fixed(scoreOf(row.elo_high), 1) + "]",
+          "[" + fixed(row.pair_low, 1) + ", " + fixed(row.pair_high, 1) + "]",
           [row.ptnml_0, row.ptnml_1, row.ptnml_2, row.ptnml_3, row.ptnml_4].join(" "),
           (row.elo >= 0 ? "+" : "") + fixed(row.elo, 1) + " [" + fixed(row.elo_low, 1) + ", " + fixed(row.elo_high, 1) + "]",
           fixed(100 * row.los, 1) + "%",
@@ -113,12 +108,12 @@
         if (cell !== ".") quartoPiece(svg, parseInt(cell, 16), 26 + 46 * j, 26 + 46 * i);
       }
     }
-    var hand = /in hand: (\d+)/.exec(text);
+    var hand = /in hand: ([0-9a-f])\b/.exec(text);
     var label = document.createElementNS(NS, "text");
     label.setAttribute("x", 200); label.setAttribute("y", 30);
     label.textContent = "in hand";
     svg.appendChild(label);
-    if (hand) quartoPiece(svg, Number(hand[1]), 230, 70);
+    if (hand) quartoPiece(svg, parseInt(hand[1], 16), 230, 70);
     return svg;
   }
 

@@ -4,7 +4,7 @@ use serde::Serialize;
 
 use super::aggregate::Cell;
 use crate::record::{Side, Termination};
-use crate::stats::{EloEstimate, Wilson, Z_95, score_from_elo};
+use crate::stats::{EloEstimate, PairInterval, Wilson, Z_95};
 
 /// One row of `summary.csv`: agent A's results against agent B in one case or `all`.
 #[derive(Clone, Debug, Serialize)]
@@ -23,6 +23,10 @@ pub struct CellReport {
     /// Wilson 95% interval of the score, per 100 games.
     pub ci_low: f64,
     pub ci_high: f64,
+    /// The pairs' 95% score interval ([`PairInterval`]), per 100 games: it always holds
+    /// the pairs' score, and the star (`significant`) follows it.
+    pub pair_low: f64,
+    pub pair_high: f64,
     /// Pair counts by agent A's pair score 0, 1/4, 1/2, 3/4, 1.
     pub ptnml_0: u64,
     pub ptnml_1: u64,
@@ -42,6 +46,7 @@ impl CellReport {
     pub(super) fn new(a: &str, b: &str, case: &str, cell: &Cell) -> CellReport {
         let wilson = Wilson::from_wdl(&cell.wdl, Z_95);
         let elo = EloEstimate::from_pentanomial(&cell.pairs, Z_95);
+        let pairs = PairInterval::from_pentanomial(&cell.pairs, Z_95);
         let p = cell.pairs.0;
         CellReport {
             agent_a: a.to_owned(),
@@ -55,6 +60,8 @@ impl CellReport {
             score: round(100.0 * cell.wdl.score(), 2),
             ci_low: round(100.0 * wilson.lower, 2),
             ci_high: round(100.0 * wilson.upper, 2),
+            pair_low: round(100.0 * pairs.lower, 2),
+            pair_high: round(100.0 * pairs.upper, 2),
             ptnml_0: p[0],
             ptnml_1: p[1],
             ptnml_2: p[2],
@@ -69,18 +76,16 @@ impl CellReport {
         }
     }
 
-    /// Whether the pair-based (pentanomial) 95% Elo interval excludes 0: the same
-    /// statistics as the LOS, so a row marked equal never has an LOS past 97.5%.
+    /// Whether the pair-based 95% interval excludes an even score (the same test as the
+    /// LOS, so a row marked equal never has an LOS past 97.5%). Read from the rounded
+    /// columns, as the page does, so the console, `summary.csv` and the page agree.
     pub fn significant(&self) -> bool {
-        self.games > 0 && (self.elo_low > 0.0 || self.elo_high < 0.0)
+        self.games > 0 && (self.pair_low > 50.0 || self.pair_high < 50.0)
     }
 
-    /// The pair-based 95% interval as a score per 100 (the Elo interval mapped back).
+    /// The pair-based 95% interval as a score per 100.
     pub fn pair_interval(&self) -> (f64, f64) {
-        (
-            100.0 * score_from_elo(self.elo_low),
-            100.0 * score_from_elo(self.elo_high),
-        )
+        (self.pair_low, self.pair_high)
     }
 }
 

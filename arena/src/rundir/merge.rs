@@ -25,9 +25,21 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
     if dirs.is_empty() {
         bail!("arena merge needs at least one shard directory");
     }
+    // The same directory named twice is caught before it is opened (its lock would
+    // refuse the second opening as if another process held it).
+    let real = |d: &Path| std::fs::canonicalize(d).unwrap_or_else(|_| d.to_owned());
+    for (i, a) in dirs.iter().enumerate() {
+        if let Some(b) = dirs[..i].iter().find(|b| real(b) == real(a)) {
+            bail!(
+                "overlapping shards: {} is given twice (as {} too)",
+                a.display(),
+                b.display()
+            );
+        }
+    }
     let mut shards: Vec<RunDir> = Vec::with_capacity(dirs.len());
     for dir in dirs {
-        shards.push(RunDir::open(dir)?);
+        shards.push(RunDir::open(dir, super::Access::Read)?);
     }
     let first = &shards[0];
     let count = first.manifest.shard_count;
@@ -98,7 +110,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
         )?);
     }
     let run = RunDir::create(out, &plan, Shard::WHOLE)?;
-    let mut writer = ResultsWriter::append(&run.games_csv(), &plan, 0)?;
+    let mut writer = ResultsWriter::append(&run.games_csv(), &plan, Default::default())?;
     let mut tally = Summarizer::new(&plan)?;
     let mut sprt = match &plan.sprt {
         Some(s) => Some(SprtMonitor::new(s)?),

@@ -2,6 +2,8 @@
 //! results file, and merging shards. Everything read from a run directory is checked; an
 //! edited, foreign or torn file is refused with its name (exit 2), never trusted.
 
+pub mod fault;
+pub mod lock;
 pub mod merge;
 pub mod results;
 pub mod times;
@@ -15,12 +17,15 @@ use serde::{Deserialize, Serialize};
 use crate::config::{Config, Plan};
 use crate::engine::Shard;
 
+pub use self::lock::Access;
+use self::lock::RunLock;
+
 pub const CONFIG_TOML: &str = "config.toml";
 pub const MANIFEST: &str = "manifest.json";
 pub const GAMES_CSV: &str = "games.csv";
 pub const LOG: &str = "run.log";
 /// The version of `games.csv` and the manifest (`docs/csv.md`).
-pub const SCHEMA: u32 = 2;
+pub const SCHEMA: u32 = 3;
 
 /// What a run directory is: written once when it is created, checked on every open.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,6 +37,9 @@ pub struct Manifest {
     pub seed: u64,
     /// `Plan::hash` of `config.toml`.
     pub config_hash: String,
+    /// The resolved config the run began with (`Plan::to_toml`), so that an edit can be
+    /// named field by field.
+    pub config: String,
     /// Games in the whole run, and in this shard.
     pub games: u64,
     pub shard_games: u64,
@@ -48,6 +56,7 @@ impl Manifest {
             game: plan.game.clone(),
             seed: plan.seed,
             config_hash: plan.hash(),
+            config: plan.to_toml(),
             games: schedule.len(),
             shard_games: schedule.shard_len(shard),
             shard_index: shard.index,
@@ -63,11 +72,12 @@ impl Manifest {
     }
 }
 
-/// An open run directory with its plan and shard.
+/// An open run directory with its plan and shard, and (unless only peeked at) its lock.
 pub struct RunDir {
     pub dir: PathBuf,
     pub plan: Plan,
     pub manifest: Manifest,
+    _lock: Option<RunLock>,
 }
 
 /// Writes `path` whole or not at all (a temporary file renamed over it).
@@ -81,6 +91,8 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
 impl RunDir {
     /// Creates a new run directory for `plan` (refusing one that holds a run).
     pub fn create(dir: &Path, plan: &Plan, shard: Shard) -> Result<RunDir> {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        let lock = lock::acquire(dir, Access::Write)?;
         if dir.join(CONFIG_TOML).exists() || dir.join(MANIFEST).exists() {
             bail!(
                 "{} already holds a run; finish it with `arena run --resume {}` or choose another --out",
@@ -88,7 +100,6 @@ impl RunDir {
                 dir.display()
             );
         }
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         write_atomic(&dir.join(CONFIG_TOML), &plan.to_toml())?;
         let manifest = Manifest::new(plan, shard);
         write_atomic(
@@ -99,11 +110,13 @@ impl RunDir {
             dir: dir.to_owned(),
             plan: plan.clone(),
             manifest,
+            _lock: Some(lock),
         })
     }
 
-    /// Opens an existing run directory, checking that its config and manifest agree.
-    pub fn open(dir: &Path) -> Result<RunDir> {
+    /// Opens an existing run directory for `access`, checking that its config and
+    /// manifest agree.
+    pub fn open(dir: &Path, access: Access) -> Result<RunDir> {
         let config_path = dir.join(CONFIG_TOML);
         let manifest_path = dir.join(MANIFEST);
         if !dir.exists() {
@@ -115,6 +128,10 @@ impl RunDir {
                 dir.display()
             );
         }
+        let lock = match access {
+            Access::Peek => None,
+            Access::Write | Access::Read => Some(lock::acquire(dir, access)?),
+        };
         let config = Config::load(&config_path)?;
         let plan = Plan::resolve(&config)
             .with_context(|| format!("in config {}", config_path.display()))?;
@@ -133,13 +150,18 @@ impl RunDir {
                 manifest.schema
             );
         }
-        if manifest.config_hash != plan.hash() {
+        if manifest.config_hash != plan.hash() && manifest.config == plan.to_toml() {
             bail!(
-                "{} was edited since the run started: its hash is {}, {} says {}; results of two configs cannot be mixed (start a new run instead)",
-                config_path.display(),
-                plan.hash(),
+                "{} was edited: its config_hash {} is not the hash of the config it records",
                 manifest_path.display(),
                 manifest.config_hash
+            );
+        }
+        if manifest.config_hash != plan.hash() {
+            bail!(
+                "{} was edited since the run started ({}): results of two configs cannot be mixed; put the config back, or start the edited one in a new directory",
+                config_path.display(),
+                describe_edit(&manifest.config, &plan.to_toml())
             );
         }
         let expected = Manifest {
@@ -157,6 +179,7 @@ impl RunDir {
             dir: dir.to_owned(),
             plan,
             manifest,
+            _lock: lock,
         })
     }
 
@@ -181,6 +204,58 @@ impl RunDir {
     }
 }
 
+/// Which fields differ between the config a run began with and the edited one:
+/// `changed: seed (1 -> 2), agents[1].spec`.
+fn describe_edit(began: &str, now: &str) -> String {
+    let parse = |text: &str| text.parse::<toml::Table>().map(toml::Value::Table);
+    let (Ok(began), Ok(now)) = (parse(began), parse(now)) else {
+        return "its hash changed".into();
+    };
+    let mut changed = Vec::new();
+    diff_values("", &began, &now, &mut changed);
+    if changed.is_empty() {
+        return "its hash changed".into();
+    }
+    format!("changed: {}", changed.join(", "))
+}
+
+fn diff_values(path: &str, a: &toml::Value, b: &toml::Value, out: &mut Vec<String>) {
+    use toml::Value;
+    let join = |key: &str| {
+        if path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{path}.{key}")
+        }
+    };
+    match (a, b) {
+        (Value::Table(x), Value::Table(y)) => {
+            let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+            for key in keys {
+                match (x.get(key), y.get(key)) {
+                    (Some(u), Some(v)) => diff_values(&join(key), u, v, out),
+                    (Some(_), None) => out.push(format!("{} removed", join(key))),
+                    (None, Some(_)) => out.push(format!("{} added", join(key))),
+                    (None, None) => {}
+                }
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            for (i, (u, v)) in x.iter().zip(y).enumerate() {
+                diff_values(&format!("{path}[{i}]"), u, v, out);
+            }
+        }
+        (Value::Table(_) | Value::Array(_), _) | (_, Value::Table(_) | Value::Array(_))
+            if a != b =>
+        {
+            out.push(path.to_owned());
+        }
+        (Value::Table(_) | Value::Array(_), _) | (_, Value::Table(_) | Value::Array(_)) => {}
+        _ if a != b => out.push(format!("{path} ({a} -> {b})")),
+        _ => {}
+    }
+}
+
 /// The default output directory: `results/<game>-<UTC timestamp>`, made unique.
 pub fn default_out_dir(game: &str) -> PathBuf {
     let secs = std::time::SystemTime::now()
@@ -197,8 +272,21 @@ pub fn default_out_dir(game: &str) -> PathBuf {
     dir
 }
 
-/// `YYYYmmdd-HHMMSS` for Unix seconds (civil-from-days, proleptic Gregorian, UTC).
+/// `YYYYmmdd-HHMMSS` for Unix seconds.
 fn utc_stamp(secs: u64) -> String {
+    let (year, month, day, h, m, s) = civil(secs);
+    format!("{year:04}{month:02}{day:02}-{h:02}{m:02}{s:02}")
+}
+
+/// `YYYY-mm-dd HH:MM:SS UTC` for Unix seconds.
+pub fn utc_time(secs: u64) -> String {
+    let (year, month, day, h, m, s) = civil(secs);
+    format!("{year:04}-{month:02}-{day:02} {h:02}:{m:02}:{s:02} UTC")
+}
+
+/// Year, month, day, hour, minute, second of Unix seconds (civil-from-days, proleptic
+/// Gregorian, UTC).
+fn civil(secs: u64) -> (i64, i64, i64, u64, u64, u64) {
     let days = (secs / 86_400) as i64;
     let rem = secs % 86_400;
     let z = days + 719_468;
@@ -210,12 +298,7 @@ fn utc_stamp(secs: u64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}{month:02}{day:02}-{:02}{:02}{:02}",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    )
+    (year, month, day, rem / 3600, rem / 60 % 60, rem % 60)
 }
 
 #[cfg(test)]
@@ -224,5 +307,17 @@ mod tests {
     fn utc_stamps() {
         assert_eq!(super::utc_stamp(0), "19700101-000000");
         assert_eq!(super::utc_stamp(1_795_435_200), "20261123-120000");
+        assert_eq!(super::utc_time(1_795_435_261), "2026-11-23 12:01:01 UTC");
+    }
+
+    #[test]
+    fn an_edited_config_is_named_field_by_field() {
+        let began = "game = \"dominoes\"\nseed = 1\n[limits]\ncall_ms = 10\n[[agents]]\nspec = \"greedy\"\n";
+        let now = "game = \"dominoes\"\nseed = 2\n[limits]\ncall_ms = 10\n[[agents]]\nspec = \"random\"\n";
+        let said = super::describe_edit(began, now);
+        assert_eq!(
+            said,
+            "changed: agents[0].spec (\"greedy\" -> \"random\"), seed (1 -> 2)"
+        );
     }
 }

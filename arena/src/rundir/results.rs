@@ -1,7 +1,8 @@
-//! `games.csv`: records in game order, one line each (`docs/csv.md`, schema 2). Written
-//! in batches (a kill -9 loses at most the last second of games, which `--resume`
-//! replays identically from the seed); read back with every row checked against the
-//! schedule, so a foreign, edited or torn file is named, never trusted.
+//! `games.csv`: records in game order, one line each (`docs/csv.md`). Written in batches
+//! (a kill -9 loses at most the last second of games, which `--resume` replays
+//! identically from the seed); read back with every row checked against the schedule and
+//! against its `check` column, a running CRC-32 of the rows so far, so an edited,
+//! deleted, moved or damaged row is named, never trusted.
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, BufWriter, Read, Seek, SeekFrom, Write};
@@ -10,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
+use super::fault::{self, Budgeted, Fault};
 use crate::config::Plan;
 use crate::engine::{Flow, Observer, Schedule, Shard};
 use crate::record::{
@@ -119,11 +121,12 @@ impl Codec {
             line.push(',');
             line.push_str(c);
         }
-        line.push('\n');
+        line.push_str(",check\n");
         line
     }
 
-    /// Appends `record`'s line to `out`.
+    /// Appends `record`'s line to `out`, without its `check` column: the row's content,
+    /// ending in a line break.
     pub fn write(&self, record: &Record, out: &mut Vec<u8>) {
         let d = match &record.outcome {
             Outcome::Duel(d) => d,
@@ -353,13 +356,39 @@ fn write_extras(record: &Record, out: &mut Vec<u8>) {
     }
 }
 
+/// The `check` of a row: the running CRC-32 (zlib's `crc32(data, value)`) of every row's
+/// content so far, each with its line break, starting from 0. So an edited row breaks
+/// its own check, and a deleted, added or moved one the check of the row after it.
+pub fn chain(previous: u32, content: &[u8]) -> u32 {
+    let mut crc = crc32fast::Hasher::new_with_initial(previous);
+    crc.update(content);
+    crc.finalize()
+}
+
+/// Appends `content` (a row's content, ending in a line break) to `out` with its `check`
+/// column after `previous`; returns the new check.
+pub fn append_checked(out: &mut Vec<u8>, content: &[u8], previous: u32) -> u32 {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let check = chain(previous, content);
+    out.extend_from_slice(&content[..content.len() - 1]);
+    out.push(b',');
+    out.extend((0..8).rev().map(|i| HEX[(check >> (4 * i)) as usize & 15]));
+    out.push(b'\n');
+    check
+}
+
 /// Appends records to `games.csv`, flushing when its buffer fills or a second has
 /// passed, and at the end.
 pub struct ResultsWriter {
     codec: Codec,
     path: PathBuf,
-    out: BufWriter<File>,
+    out: BufWriter<Budgeted<File>>,
+    /// Rows this process wrote (what `ARENA_FAULT` counts).
+    written_now: u64,
+    content: Vec<u8>,
     line: Vec<u8>,
+    /// The last row's check.
+    chain: u32,
     last_flush: Instant,
     /// Rows until the clock is read again, and when it last was.
     until_clock: u32,
@@ -368,20 +397,21 @@ pub struct ResultsWriter {
 }
 
 impl ResultsWriter {
-    /// Opens `path` for appending after `rows` valid rows (a new file gets the header).
-    pub fn append(path: &Path, plan: &Plan, rows: u64) -> Result<ResultsWriter> {
+    /// Opens `path` for appending after the rows `tail` describes (a new file gets the
+    /// header).
+    pub fn append(path: &Path, plan: &Plan, tail: Tail) -> Result<ResultsWriter> {
         let codec = Codec::new(plan);
         let file = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(path)
             .with_context(|| format!("opening {}", path.display()))?;
-        let fresh = file
+        let len = file
             .metadata()
             .with_context(|| format!("reading {}", path.display()))?
-            .len()
-            == 0;
-        let mut out = BufWriter::with_capacity(1 << 16, file);
+            .len();
+        let fresh = len == 0;
+        let mut out = BufWriter::with_capacity(1 << 16, Budgeted::new(file, len));
         if fresh {
             out.write_all(codec.header().as_bytes())
                 .with_context(|| format!("writing {}", path.display()))?;
@@ -390,11 +420,14 @@ impl ResultsWriter {
             codec,
             path: path.to_owned(),
             out,
+            content: Vec::with_capacity(256),
             line: Vec::with_capacity(256),
+            chain: tail.chain,
+            written_now: 0,
             last_flush: Instant::now(),
             until_clock: 1,
             last_clock: Instant::now(),
-            written: rows,
+            written: tail.rows,
         })
     }
 
@@ -409,12 +442,21 @@ impl ResultsWriter {
 
 impl Observer for ResultsWriter {
     fn record(&mut self, record: &Record) -> Result<Flow> {
+        self.content.clear();
         self.line.clear();
-        self.codec.write(record, &mut self.line);
+        self.codec.write(record, &mut self.content);
+        self.chain = append_checked(&mut self.line, &self.content, self.chain);
+        self.written_now += 1;
+        if fault::injected().is_some() {
+            self.inject_before_row()?;
+        }
         self.out
             .write_all(&self.line)
             .with_context(|| format!("writing {}", self.path.display()))?;
         self.written += 1;
+        if fault::injected().is_some() {
+            self.inject_after_row()?;
+        }
         // Slow games are flushed about once a second; fast ones when the buffer fills.
         // The clock is read at every row while rows are slow, every 64th while they come
         // faster than one a millisecond (fast games would pay for it on every row).
@@ -432,10 +474,48 @@ impl Observer for ResultsWriter {
     }
 }
 
+impl ResultsWriter {
+    /// `tear-row:K`: the rows before on disk, half of row K, then the process dies.
+    fn inject_before_row(&mut self) -> Result<()> {
+        if fault::injected() == Some(&Fault::TearRow(self.written_now)) {
+            self.flush()?;
+            let half = &self.line[..self.line.len() / 2];
+            let file = self.out.get_mut();
+            file.write_all(half)?;
+            file.flush()?;
+            eprintln!("arena: ARENA_FAULT: aborting in the middle of a row");
+            std::process::abort();
+        }
+        Ok(())
+    }
+
+    fn inject_after_row(&mut self) -> Result<()> {
+        match fault::injected() {
+            Some(&Fault::AbortAfterRows(k)) if k == self.written_now => {
+                eprintln!("arena: ARENA_FAULT: aborting after {k} rows");
+                std::process::abort();
+            }
+            Some(&Fault::PauseAfterRows(k, ms)) if k == self.written_now => {
+                self.flush()?;
+                std::thread::sleep(Duration::from_millis(ms));
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+}
+
 impl Drop for ResultsWriter {
     fn drop(&mut self) {
         let _ = self.out.flush();
     }
+}
+
+/// Where a results file ends: its rows, and the last row's check (0 for none).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tail {
+    pub rows: u64,
+    pub chain: u32,
 }
 
 /// What to do with an incomplete last line (a run killed mid-write).
@@ -445,20 +525,27 @@ pub enum Torn {
     Repair,
     /// Refuse the file (merge: the shard must be resumed first).
     Refuse,
+    /// Read the complete rows and leave the file as it is (verify).
+    Skip,
 }
 
 /// Reads the rows of a results file one by one (the games of `shard`, in order), checking
-/// every one against the schedule.
+/// every one against its check column and against the schedule.
 pub struct RowReader {
     codec: Codec,
     name: String,
-    reader: csv::Reader<BufReader<std::io::Take<File>>>,
+    input: BufReader<std::io::Take<File>>,
     expected: Box<dyn Iterator<Item = u64>>,
     shard_games: u64,
     whole: bool,
+    line: Vec<u8>,
     row: csv::StringRecord,
-    /// Rows read so far.
+    /// Rows read so far, and the last one's check.
     pub rows: u64,
+    pub chain: u32,
+    /// With [`RowReader::tolerate_breaks`]: the lines that failed their check (`verify`
+    /// reports them and replays on), instead of refusing the file at the first.
+    pub breaks: Option<Vec<u64>>,
 }
 
 impl RowReader {
@@ -481,6 +568,7 @@ impl RowReader {
                     f.set_len(complete)
                         .with_context(|| format!("repairing {name}"))?;
                 }
+                Torn::Skip => {}
                 Torn::Refuse => bail!(
                     "{name} is torn: its last line is incomplete (the run was killed); finish it with `arena run --resume` first"
                 ),
@@ -490,32 +578,32 @@ impl RowReader {
             .with_context(|| format!("cannot read {name}"))?;
         let mut input = BufReader::with_capacity(1 << 16, file.take(complete));
         let header = codec.header();
-        let mut first = String::new();
+        let mut first = Vec::new();
         input
-            .read_line(&mut first)
-            .with_context(|| format!("{name} line 1: not text"))?;
-        if complete > 0 && first != header {
+            .read_until(b'\n', &mut first)
+            .with_context(|| format!("cannot read {name}"))?;
+        if complete > 0 && first != header.as_bytes() {
             bail!(
-                "{name} line 1: the header is {:?}, expected {:?} (schema 2 for {})",
-                first.trim_end(),
+                "{name} line 1: the header is {:?}, expected {:?} (schema {} for {})",
+                String::from_utf8_lossy(&first).trim_end(),
                 header.trim_end(),
+                super::SCHEMA,
                 plan.game
             );
         }
-        let reader = csv::ReaderBuilder::new()
-            .has_headers(false)
-            .flexible(true)
-            .from_reader(input);
         let schedule = plan.schedule();
         Ok(RowReader {
             codec,
             name,
-            reader,
+            input,
             expected: Box::new(schedule.indices(shard, 0)),
             shard_games: schedule.shard_len(shard),
             whole: shard.is_whole(),
+            line: Vec::with_capacity(256),
             row: csv::StringRecord::new(),
             rows: 0,
+            chain: 0,
+            breaks: None,
         })
     }
 
@@ -523,10 +611,10 @@ impl RowReader {
     pub fn next_record(&mut self) -> Result<Option<Record>> {
         let name = &self.name;
         let line = self.rows + 2;
-        match self.reader.read_record(&mut self.row) {
-            Ok(false) => return Ok(None),
-            Ok(true) => {}
-            Err(e) => bail!("{name} line {line}: {e}"),
+        if !read_row(&mut self.input, &mut self.line)
+            .with_context(|| format!("cannot read {name}"))?
+        {
+            return Ok(None);
         }
         let Some(index) = self.expected.next() else {
             bail!(
@@ -535,30 +623,140 @@ impl RowReader {
                 if self.whole { "run" } else { "shard" }
             );
         };
+        let Some(comma) = self.line.iter().rposition(|&b| b == b',') else {
+            bail!("{name} line {line}: no check column");
+        };
+        let check = self.line.split_off(comma);
+        // The row against the schedule first (its errors say what is wrong with it),
+        // then against the chain (which catches a row that is valid but not the one
+        // written, and a row deleted, added or moved).
+        split_fields(&self.line, &mut self.row)
+            .map_err(|e| anyhow::anyhow!("{name} line {line}: {e}"))?;
         let record = self
             .codec
             .read(&self.row, index)
             .map_err(|e| anyhow::anyhow!("{name} line {line}: {e}"))?;
+        self.line.push(b'\n');
+        let mut expected = chain(self.chain, &self.line);
+        self.line.pop();
+        if check[1..] != *format!("{expected:08x}").as_bytes() {
+            if let Some(breaks) = &mut self.breaks {
+                // Go on from the file's own check, so one bad row is reported once.
+                breaks.push(line);
+                let stated = std::str::from_utf8(&check[1..]).ok();
+                expected = stated
+                    .and_then(|c| u32::from_str_radix(c, 16).ok())
+                    .unwrap_or(expected);
+            } else {
+                bail!(
+                    "{name} line {line} (game {index}) fails its check ({:?}; the rows up to it give {expected:08x}): it was edited or damaged, or a row before it was deleted, added or moved. Nothing from line {line} on is trusted: restore the file, or start the run again in a new directory (`arena verify` shows which games differ)",
+                    String::from_utf8_lossy(&check[1..])
+                );
+            }
+        }
+        self.chain = expected;
         self.rows += 1;
         Ok(Some(record))
     }
+
+    /// Lines that fail their check are noted in [`RowReader::breaks`], not refused.
+    pub fn tolerate_breaks(&mut self) {
+        self.breaks = Some(Vec::new());
+    }
+
+    /// The last row's content as it is on disk (without its check and line break).
+    pub fn last_content(&self) -> &[u8] {
+        &self.line
+    }
+
+    /// Where the file ends so far.
+    pub fn tail(&self) -> Tail {
+        Tail {
+            rows: self.rows,
+            chain: self.chain,
+        }
+    }
 }
 
-/// Reads every row of `path` into `each` (until it says stop); returns the rows read.
+/// Reads one row's bytes into `line`, without its line break (a quoted field may hold
+/// line breaks). `false` at the end of the input.
+fn read_row(input: &mut impl BufRead, line: &mut Vec<u8>) -> std::io::Result<bool> {
+    line.clear();
+    loop {
+        if input.read_until(b'\n', line)? == 0 {
+            return Ok(!line.is_empty());
+        }
+        let quotes = line.iter().filter(|&&b| b == b'"').count();
+        if quotes % 2 == 0 {
+            if line.last() == Some(&b'\n') {
+                line.pop();
+            }
+            return Ok(true);
+        }
+    }
+}
+
+/// Splits a row as `csv_cell` writes it: cells between commas, a quoted one with `""`
+/// for a quote.
+pub fn split_fields(line: &[u8], row: &mut csv::StringRecord) -> Result<(), String> {
+    row.clear();
+    let text = std::str::from_utf8(line).map_err(|_| "not UTF-8".to_owned())?;
+    let mut rest = text;
+    loop {
+        if let Some(quoted) = rest.strip_prefix('"') {
+            let mut cell = String::new();
+            let mut chars = quoted.char_indices();
+            let end = loop {
+                match chars.next() {
+                    Some((i, '"')) => {
+                        if quoted[i + 1..].starts_with('"') {
+                            cell.push('"');
+                            chars.next();
+                        } else {
+                            break i + 1;
+                        }
+                    }
+                    Some((_, c)) => cell.push(c),
+                    None => return Err("a quoted cell is not closed".into()),
+                }
+            };
+            row.push_field(&cell);
+            rest = &quoted[end..];
+            match rest.strip_prefix(',') {
+                Some(r) => rest = r,
+                None if rest.is_empty() => return Ok(()),
+                None => return Err("text after a quoted cell".into()),
+            }
+        } else {
+            match rest.split_once(',') {
+                Some((cell, r)) => {
+                    row.push_field(cell);
+                    rest = r;
+                }
+                None => {
+                    row.push_field(rest);
+                    return Ok(());
+                }
+            }
+        }
+    }
+}
+
+/// Reads every row of `path` into `each` (until it says stop); returns where it ended.
 pub fn read_rows(
     path: &Path,
     plan: &Plan,
     shard: Shard,
     torn: Torn,
     each: &mut dyn FnMut(Record) -> Result<Flow>,
-) -> Result<u64> {
+) -> Result<Tail> {
     let mut reader = RowReader::open(path, plan, shard, torn)?;
     while let Some(record) = reader.next_record()? {
         if each(record)? == Flow::Stop {
             break;
         }
     }
-    Ok(reader.rows)
+    Ok(reader.tail())
 }
 
 /// The length of `file` up to and including its last line break.

@@ -5,7 +5,7 @@ use std::f64::consts::LN_10;
 
 use serde::Serialize;
 
-use super::{Pentanomial, Regularised, Wdl, normal_cdf};
+use super::{PairInterval, Pentanomial, Regularised, Wdl, normal_cdf};
 
 /// `800 / ln 10 ≈ 347.4356`: normalized Elo per unit of `(s − ½)/σ` (fishtest
 /// `nelo_divided_by_nt`).
@@ -81,9 +81,25 @@ impl EloEstimate {
         Self::from_distribution(&Regularised::new(wdl.as_ldw()), z)
     }
 
-    /// From pair counts (pentanomial model: per-pair variance, `N` pairs).
+    /// From pair counts: the score interval of [`PairInterval`] (which holds at sweeps and
+    /// in tiny samples, where the normal one does not) and its LOS. The sample score and
+    /// both bounds are clamped into `[s_min, 1 − s_min]` before they become Elo, so a sweep
+    /// reports the same finite floor as before, as its estimate and as its bound.
     pub fn from_pentanomial(pentanomial: &Pentanomial, z: f64) -> Self {
-        Self::from_distribution(&Regularised::new(pentanomial.0), z)
+        let floor = Regularised::new(pentanomial.0).sweep_floor();
+        let clamp = |s: f64| s.clamp(floor, 1.0 - floor);
+        let i = PairInterval::from_pentanomial(pentanomial, z);
+        let (lower, upper) = (
+            elo_from_score(clamp(i.lower)),
+            elo_from_score(clamp(i.upper)),
+        );
+        Self {
+            elo: elo_from_score(clamp(i.score)),
+            lower,
+            upper,
+            plus_minus: (upper - lower) / 2.0,
+            los: i.los,
+        }
     }
 
     fn from_distribution<const K: usize>(d: &Regularised<K>, z: f64) -> Self {
@@ -205,18 +221,23 @@ mod tests {
     }
 
     #[test]
-    fn pentanomial_matches_fastchess_sample() {
+    fn pentanomial_point_matches_fastchess_and_the_interval_is_the_pairs_score_interval() {
         // fastchess PR #490: Ptnml(0-2) [3, 0, 5, 0, 1] prints
-        // "Elo: -78.52 +/- 162.75, nElo: -86.86 +/- 160.50, LOS: 14.44 %".
-        // fastchess does not regularise its Elo; replacing the two zero counts by 1e-3 moves
-        // the numbers by about 0.02 (to -78.50 +/- 162.72, nElo -86.84 +/- 160.48).
+        // "Elo: -78.52 +/- 162.75, nElo: -86.86 +/- 160.50, LOS: 14.44 %". The point is the
+        // same (from the raw score 7/18); the interval is the score interval of the pairs
+        // (stats::score_interval), a little wider on the high side at 9 pairs.
         let p = Pentanomial([3, 0, 5, 0, 1]);
         let e = EloEstimate::from_pentanomial(&p, Z_95);
-        assert!(close(e.elo, -78.52, 0.05), "{e:?}");
-        assert!(close(e.plus_minus, 162.75, 0.05), "{e:?}");
-        assert!(close(e.los, 0.1444, 5e-4), "{e:?}");
-        assert!(close(e.elo, -78.499_814, 1e-5), "{e:?}");
-        assert!(close(e.plus_minus, 162.718_518, 1e-5), "{e:?}");
+        assert!(close(e.elo, elo_from_score(7.0 / 18.0), 1e-9), "{e:?}");
+        assert!(close(e.elo, -78.52, 0.005), "{e:?}");
+        let i = PairInterval::from_pentanomial(&p, Z_95);
+        assert!(close(e.lower, elo_from_score(i.lower), 1e-9), "{e:?}");
+        assert!(close(e.upper, elo_from_score(i.upper), 1e-9), "{e:?}");
+        assert!(
+            close(e.lower, -239.447, 1e-3) && close(e.upper, 82.139, 1e-3),
+            "{e:?}"
+        );
+        assert!(close(e.los, 0.161_24, 1e-5), "{e:?}");
         let n = NeloEstimate::from_pentanomial(&p, Z_95);
         assert!(close(n.nelo, -86.86, 0.05), "{n:?}");
         assert!(close(n.plus_minus, 160.50, 0.05), "{n:?}");

@@ -7,8 +7,11 @@
 //! - [`Pentanomial`]: counts of seat-swapped pair scores 0, ¼, ½, ¾, 1. Prefer it whenever the two
 //!   games of a pair share a deal or an opening, because it removes that luck from the variance.
 //! - [`Wilson`] / [`wilson`]: a score interval that stays inside `[0, 1]` at 0 %, 100 % and tiny `n`.
-//! - [`EloEstimate`] / [`NeloEstimate`]: logistic Elo and normalized Elo with a normal-theory
-//!   interval mapped through the Elo curve, as fastchess reports them, but always finite.
+//! - [`PairInterval`]: the score interval of pairs, Wilson's score test carried to the five
+//!   pair scores, so it holds at sweeps and in tiny samples.
+//! - [`EloEstimate`] / [`NeloEstimate`]: logistic Elo and normalized Elo, with the interval
+//!   mapped through the Elo curve (games: the normal interval as fastchess reports it;
+//!   pairs: [`PairInterval`]), always finite.
 //! - [`Sprt`]: the GSPRT with the logistic Elo model and the exact constrained maximum-likelihood
 //!   estimate, as in fishtest `LLRcalc.py` and fastchess `sprt.cpp`.
 //!
@@ -43,6 +46,7 @@
 pub mod bradley_terry;
 mod elo;
 mod pentanomial;
+mod score_interval;
 mod sprt;
 mod wdl;
 mod wilson;
@@ -51,6 +55,7 @@ pub use elo::{
     EloEstimate, NELO_SCALE, NeloEstimate, elo_from_score, nelo_from_score, score_from_elo,
 };
 pub use pentanomial::Pentanomial;
+pub use score_interval::{PAIR_PRIOR, PairInterval};
 pub use sprt::{Sprt, SprtDecision, llr_approx, llr_exact};
 pub use wdl::Wdl;
 pub use wilson::{Wilson, wilson};

@@ -87,7 +87,10 @@ impl DuelGame for QuartoGame {
             }
             out.push('\n');
         }
-        let hand = position.in_hand().map_or("-".into(), |p| p.to_string());
+        // Hex like the board above it and the notation beside it.
+        let hand = position
+            .in_hand()
+            .map_or("-".into(), |p| format!("{:x}", p.index()));
         let _ = write!(out, "in hand: {hand}   notation: {}", position.setup());
         out
     }
