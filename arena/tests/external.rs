@@ -690,7 +690,8 @@ fn exec_arena_serve_plays_from_the_repository_root() {
 
 /// A crash is charged the time it took to be seen, not the per-call cap: a bot that
 /// crashes in every game loses each as `crash`, and never as `timeout` for a case budget
-/// that crashes could not have spent (20 crashes at a 1 s cap against a 2 s budget).
+/// that crashes could not have spent (20 crashes at a 1 s cap against a 5 s budget: once
+/// the fifth crash was charged the cap, the other 15 games were lost as `timeout`).
 #[test]
 fn a_crash_is_charged_what_it_took_not_the_call_cap() {
     if !common::have("python3") {
@@ -700,7 +701,7 @@ fn a_crash_is_charged_what_it_took_not_the_call_cap() {
     let config = format!(
         "game = \"dominoes\"\ncases = \"5,4\"\ngames_per_case = 20\nseed = 4\n\
          agents = [\"exec:python3 {fix} crash 0\", \"greedy\"]\n\
-         [limits]\ncall_ms = 1000\ncase_budget_ms = 2000\n"
+         [limits]\ncall_ms = 1000\ncase_budget_ms = 5000\n"
     );
     let t = tempfile::tempdir().unwrap();
     let (_, rows) = run_ok(t.path(), &config);

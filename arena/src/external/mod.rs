@@ -349,7 +349,6 @@ impl<G: Wire> ExternalAgent<G> {
         }
         let cap = cap.min(remaining);
         let process = self.process.as_mut().expect("started");
-        let started = std::time::Instant::now();
         match process.call(text, cap, limits) {
             Ok((line, took)) => {
                 self.runtime.spend(&self.key, took);
@@ -357,10 +356,11 @@ impl<G: Wire> ExternalAgent<G> {
             }
             Err(e) => {
                 // A timeout used the whole cap; any other failure (a crash, a bad reply)
-                // is charged what it measured, so a crash never eats the case's budget.
+                // is charged the time until it was seen, so a crash never eats the
+                // case's budget.
                 let used = match e {
                     AgentError::Timeout(_) => cap,
-                    _ => started.elapsed().min(cap),
+                    _ => process.failed_after.min(cap),
                 };
                 self.runtime.spend(&self.key, used);
                 // No measured durations in the reason: it goes into games.csv, which

@@ -38,6 +38,9 @@ pub struct Process {
     /// The game in progress, for the stderr log ([`NO_GAME`] before the first).
     game: Arc<AtomicU64>,
     handle: Handle,
+    /// How long the last failed call ran until its failure was seen (before the time
+    /// spent finding out why: the exit status, the last stderr): what it is charged.
+    pub failed_after: Duration,
 }
 
 /// The shell command that applies the memory limit, then becomes the bot.
@@ -171,6 +174,7 @@ impl Process {
             stderr_drained: Some(stderr_drained),
             handle: handle.clone(),
             game,
+            failed_after: Duration::ZERO,
         })
     }
 
@@ -207,15 +211,25 @@ impl Process {
                 // on its stdout, and which one the arena sees first is the OS's race, so
                 // both get one reason and games.csv stays a function of the bot.
                 Ok(Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                    self.failed_after = started.elapsed();
                     return Err(self.crashed(ENDED).await);
                 }
-                Ok(Err(e)) => return Err(self.crashed(&format!("writing the call: {e}")).await),
+                Ok(Err(e)) => {
+                    self.failed_after = started.elapsed();
+                    return Err(self.crashed(&format!("writing the call: {e}")).await);
+                }
                 Ok(Ok(())) => {}
             }
             let line = match tokio::time::timeout(cap, self.read_line(limits.max_line)).await {
                 Err(_) => return Err(AgentError::Timeout("no reply".into())),
-                Ok(Err(e)) => return Err(e),
-                Ok(Ok(None)) => return Err(self.crashed(ENDED).await),
+                Ok(Err(e)) => {
+                    self.failed_after = started.elapsed();
+                    return Err(e);
+                }
+                Ok(Ok(None)) => {
+                    self.failed_after = started.elapsed();
+                    return Err(self.crashed(ENDED).await);
+                }
                 Ok(Ok(Some(line))) => line,
             };
             Ok((line, started.elapsed()))
