@@ -91,13 +91,19 @@ fn three_shards_merged_equal_the_unsharded_run() {
     let cfg = config(&t, CONFIG);
     let whole = whole(&t, &cfg);
     let parts = shards(&t, &cfg, 3);
-    // Each shard holds only its pairs: global pair number = i mod 3.
+    // Each shard holds only its pairs, dealt round robin with a rotation per round of
+    // 9 pairs (3 cases x 3 matchups): pair g goes to shard (g % 9 + g / 9) % 3. So every
+    // shard holds every case.
     for (i, dir) in parts.iter().enumerate() {
         let games = read(&dir.join("games.csv"));
+        let mut cases = std::collections::BTreeSet::new();
         for line in games.lines().skip(1) {
             let game: u64 = line.split(',').next().unwrap().parse().unwrap();
-            assert_eq!(game / 2 % 3, i as u64, "{line}");
+            let g = game / 2;
+            assert_eq!((g % 9 + g / 9) % 3, i as u64, "{line}");
+            cases.insert(line.split('"').nth(1).unwrap().to_owned());
         }
+        assert_eq!(cases.len(), 3, "shard {i} holds every case: {cases:?}");
     }
     let merged = t.path().join("merged");
     // Shards in any order.

@@ -7,6 +7,12 @@
 //! fastest, then cases, then the pair number within the case:
 //! `g = (pair * cases + case) * matchups + matchup`. So any prefix of a run (an SPRT that
 //! stops early, an interrupted run) samples every case and every matchup evenly.
+//!
+//! Shards (schema 3) are dealt round robin with a rotation, so each holds every case and
+//! matchup in equal measure and costs the same: with `R = cases * matchups` pairs per
+//! round, pair `g` (round `g / R`, slot `g % R`) goes to shard `(g % R + g / R) % K`.
+//! (Plain `g % K` gave shard `i` of `K` only the cases `≡ i (mod K)` whenever `K`
+//! divided `R`: whole cases, and shards whose costs differed threefold.)
 
 use crate::record::JobKey;
 
@@ -20,7 +26,7 @@ pub struct Schedule {
     pub games_per_pair: u8,
 }
 
-/// Which part of a run a process plays: pairs whose global number is `index` mod `count`.
+/// Which part of a run a process plays: the pairs [`Schedule::shard_of`] deals it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
     pub index: u64,
@@ -32,11 +38,6 @@ impl Shard {
 
     pub fn is_whole(&self) -> bool {
         self.count == 1
-    }
-
-    /// Whether global pair `pair` (`Schedule::global_pair`) is this shard's.
-    pub fn holds(&self, pair: u64) -> bool {
-        pair % self.count == self.index
     }
 }
 
@@ -131,56 +132,126 @@ impl Schedule {
         self.indices(shard, from).map(|i| self.job(i))
     }
 
+    /// Pairs per round: one of each case and matchup.
+    fn round(&self) -> u64 {
+        (u64::from(self.matchups) * u64::from(self.cases)).max(1)
+    }
+
+    /// The shard (of `count`) that global pair `pair` belongs to: dealt round robin,
+    /// each round rotated by one, so every shard holds every case and matchup.
+    pub fn shard_of(&self, pair: u64, count: u64) -> u64 {
+        let r = self.round();
+        (pair % r + pair / r) % count
+    }
+
+    /// Whether global pair `pair` is `shard`'s.
+    pub fn holds(&self, shard: Shard, pair: u64) -> bool {
+        self.shard_of(pair, shard.count) == shard.index
+    }
+
     /// Game numbers of `shard` at or after `from`, in order.
     pub fn indices(&self, shard: Shard, from: u64) -> impl Iterator<Item = u64> + 'static {
-        let len = self.len();
         let n = self.per_pair();
-        // The first pair of the shard at or after `from`'s pair.
-        let pair = from / n;
-        let first_pair = pair + (shard.index + shard.count - pair % shard.count) % shard.count;
-        let start = if first_pair == pair {
-            from
-        } else {
-            n * first_pair
-        };
-        let step = n * shard.count;
-        let mut i = start;
+        let pairs = self.pairs();
+        let this = *self;
+        let (mut pair, mut game) = (from / n, from % n);
+        if !this.holds(shard, pair) {
+            pair = this.next_pair(shard, pair);
+            game = 0;
+        }
         std::iter::from_fn(move || {
-            if i >= len {
+            if pair >= pairs {
                 return None;
             }
-            let out = i;
-            // Within a pair, step to its next game; from a pair's last game, jump to the
-            // shard's next pair.
-            i = if (i + 1) % n != 0 {
-                i + 1
-            } else {
-                i + 1 - n + step
-            };
+            let out = pair * n + game;
+            game += 1;
+            if game == n {
+                pair = this.next_pair(shard, pair + 1);
+                game = 0;
+            }
             Some(out)
         })
     }
 
+    /// The first pair of `shard` at or after `pair` (past the end when none).
+    fn next_pair(&self, shard: Shard, pair: u64) -> u64 {
+        let r = self.round();
+        let k = shard.count;
+        let (mut round, mut slot) = (pair / r, pair % r);
+        // At most `k` rounds hold none of the shard's slots (when a round is shorter
+        // than the shard count); past the end of the run, stop.
+        for _ in 0..=k {
+            // The next slot `j >= slot` with `(j + round) % k == index`.
+            let offset = (shard.index + k - (slot + round) % k) % k;
+            if slot + offset < r {
+                return round * r + slot + offset;
+            }
+            round += 1;
+            slot = 0;
+            if round * r >= self.pairs() {
+                break;
+            }
+        }
+        self.pairs()
+    }
+
+    /// Slots `j` in `[0, len)` with `j ≡ c (mod k)`.
+    fn residues_below(len: u64, c: u64, k: u64) -> u64 {
+        if len > c { (len - 1 - c) / k + 1 } else { 0 }
+    }
+
+    /// Pairs of `shard` in the first `rounds` rounds of a super-round (`k` rounds, in
+    /// which every slot visits every shard once). Round `q` holds the slots
+    /// `j ≡ index − q (mod k)`: `⌊R/k⌋` of them, one more when that residue is below
+    /// `R mod k`; the rounds with one more are the cyclic run `index, index−1, …`.
+    fn rounds_prefix(&self, shard: Shard, rounds: u64) -> u64 {
+        let (r, k, i) = (self.round(), shard.count, shard.index);
+        let (per, extra) = (r / k, r % k);
+        // Residues `x mod k < extra` among `x` in `[0, X)`.
+        let below = |x: u64| x / k * extra + (x % k).min(extra);
+        per * rounds + below(i + k + 1) - below(i + k + 1 - rounds)
+    }
+
+    /// Pairs of `shard` among the first `pairs` of the run.
+    fn pairs_before(&self, shard: Shard, pairs: u64) -> u64 {
+        let (r, k) = (self.round(), shard.count);
+        let super_round = k * r;
+        let (full, rest) = (pairs / super_round, pairs % super_round);
+        let (rounds, part) = (rest / r, rest % r);
+        let c = (shard.index + k - rounds % k) % k;
+        full * r + self.rounds_prefix(shard, rounds) + Self::residues_below(part, c, k)
+    }
+
     /// Games of `shard` (its pairs times the games per pair).
     pub fn shard_len(&self, shard: Shard) -> u64 {
-        let pairs = self.pairs();
-        let whole = pairs / shard.count;
-        let extra = u64::from(pairs % shard.count > shard.index);
-        self.per_pair() * (whole + extra)
+        self.per_pair() * self.pairs_before(shard, self.pairs())
     }
 
     /// How many games of `shard` come before game `index` (its row in the shard's file).
     pub fn shard_position(&self, shard: Shard, index: u64) -> u64 {
         let n = self.per_pair();
-        let pair = index / n;
-        let pairs_before = pair / shard.count + u64::from(pair % shard.count > shard.index);
-        n * pairs_before + index % n
+        n * self.pairs_before(shard, index / n) + index % n
     }
 
     /// The shard's `position`-th game (the inverse of `shard_position`).
     pub fn shard_game(&self, shard: Shard, position: u64) -> u64 {
         let shift = self.pair_shift();
-        let pair = shard.index + shard.count * (position >> shift);
+        let (r, k) = (self.round(), shard.count);
+        let nth = position >> shift;
+        let (full, mut rest) = (nth / r, nth % r);
+        // The round of the super-round that holds it: the last whose prefix is <= rest.
+        let (mut low, mut high) = (0, k);
+        while high - low > 1 {
+            let mid = (low + high) / 2;
+            if self.rounds_prefix(shard, mid) <= rest {
+                low = mid;
+            } else {
+                high = mid;
+            }
+        }
+        rest -= self.rounds_prefix(shard, low);
+        let c = (shard.index + k - low % k) % k;
+        let pair = full * k * r + low * r + c + rest * k;
         (pair << shift) + (position & ((1 << shift) - 1))
     }
 
@@ -254,6 +325,36 @@ mod tests {
         for s in [sched(), solo()] {
             shards_partition(s);
         }
+        // Rounds shorter and longer than the shard count, and a count that divides them.
+        for (matchups, cases, pairs_per_case) in [(1, 1, 9), (1, 20, 6), (2, 3, 4), (1, 5, 1)] {
+            shards_partition(Schedule {
+                matchups,
+                cases,
+                pairs_per_case,
+                games_per_pair: 2,
+            });
+        }
+    }
+
+    #[test]
+    fn every_shard_holds_every_case_in_equal_measure() {
+        // The TCO09 suite: 20 cases, 50 pairs each, 4 shards (once whole cases each).
+        let s = Schedule {
+            matchups: 1,
+            cases: 20,
+            pairs_per_case: 50,
+            games_per_pair: 2,
+        };
+        for index in 0..4 {
+            let shard = Shard::new(index, 4).unwrap();
+            let mut per_case = [0u32; 20];
+            for i in s.indices(shard, 0) {
+                per_case[usize::from(s.job(i).case)] += 1;
+            }
+            // 50 pairs of a case over 4 shards: 12 or 13 pairs, 24 or 26 games.
+            assert!(per_case.iter().all(|&g| g == 24 || g == 26), "{per_case:?}");
+            assert_eq!(s.shard_len(shard), 500);
+        }
     }
 
     fn shards_partition(s: Schedule) {
@@ -265,7 +366,7 @@ mod tests {
                 assert_eq!(mine.len() as u64, s.shard_len(shard));
                 assert!(mine.windows(2).all(|w| w[0] < w[1]));
                 for (pos, &i) in mine.iter().enumerate() {
-                    assert!(shard.holds(s.global_pair(i)));
+                    assert!(s.holds(shard, s.global_pair(i)));
                     assert_eq!(s.shard_position(shard, i), pos as u64);
                     assert_eq!(s.shard_game(shard, pos as u64), i);
                 }

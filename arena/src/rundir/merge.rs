@@ -119,7 +119,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
     let mut games = 0u64;
     let mut stopped_early = false;
     for index in 0..schedule.len() {
-        let k = (schedule.global_pair(index) % count) as usize;
+        let k = schedule.shard_of(schedule.global_pair(index), count) as usize;
         let Some(record) = readers[k].next_record()? else {
             let s = &shards[order[k]];
             bail!(
