@@ -43,11 +43,46 @@ pub enum RunEnd {
 const BATCH: usize = 256;
 /// Games a worker may run ahead of the first one not yet handed on, per worker.
 const WINDOW_PER_WORKER: u64 = 1024;
+/// The most games a worker claims at once. Workers claim consecutive games, as many as
+/// take about [`CLAIM_TIME`], so that records come back in runs: the thread that puts
+/// them in order then moves whole runs, not single records through a map (which was the
+/// serial stage of fast games). Slow games are claimed one at a time, so the last games
+/// of a run are still shared out.
+const CLAIM_MAX: u64 = 64;
+const CLAIM_TIME: Duration = Duration::from_micros(200);
 
-/// Hands over a worker's full batch, leaving it an empty one of full capacity (an empty
-/// `Vec` would grow again, copying, for every batch).
-fn fresh(batch: &mut Vec<(u64, Record)>) -> Vec<(u64, Record)> {
-    std::mem::replace(batch, Vec::with_capacity(BATCH))
+/// Consecutive records of one worker: games `start`, `start + 1`, ….
+struct Run {
+    start: u64,
+    records: Vec<Record>,
+}
+
+/// A worker's records since its last send, as runs.
+#[derive(Default)]
+struct Batch {
+    runs: Vec<Run>,
+    len: usize,
+}
+
+impl Batch {
+    fn push(&mut self, p: u64, record: Record) {
+        match self.runs.last_mut() {
+            Some(run) if run.start + run.records.len() as u64 == p => run.records.push(record),
+            _ => self.runs.push(Run {
+                start: p,
+                records: vec![record],
+            }),
+        }
+        self.len += 1;
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    fn take(&mut self) -> Batch {
+        std::mem::take(self)
+    }
 }
 
 /// The games to play: those of `shard` from its `start`-th game on (earlier ones are
@@ -89,7 +124,7 @@ pub fn play_all(
         .num_threads(workers)
         .build()
         .context("starting the worker pool")?;
-    let (sender, receiver) = mpsc::channel::<Result<Vec<(u64, Record)>>>();
+    let (sender, receiver) = mpsc::channel::<Result<Batch>>();
     let mut outcome = RunEnd::Completed;
     std::thread::scope(|scope| -> Result<()> {
         let (claimed, handed_on, stop) = (&claimed, &handed_on, &stop);
@@ -99,44 +134,66 @@ pub fn play_all(
                 for _ in 0..workers {
                     let sender = sender.clone();
                     s.spawn(move |_| {
-                        let mut batch = Vec::with_capacity(BATCH);
+                        let mut batch = Batch::default();
                         let mut last_send = Instant::now();
-                        loop {
+                        // Games to claim at once, grown while games are fast.
+                        let mut claim = 1u64;
+                        'claims: loop {
                             if stop.load(Ordering::Relaxed) || interrupt.load(Ordering::Relaxed) {
                                 break;
                             }
-                            let p = claimed.fetch_add(1, Ordering::Relaxed);
-                            if p >= end {
+                            let first = claimed.fetch_add(claim, Ordering::Relaxed);
+                            if first >= end {
                                 break;
                             }
-                            // Backpressure: never run further ahead of the writer than
-                            // the window. Whoever holds the oldest game is never held.
-                            while p >= handed_on.load(Ordering::Relaxed) + window
-                                && !stop.load(Ordering::Relaxed)
-                            {
-                                if !batch.is_empty() {
-                                    let _ = sender.send(Ok(fresh(&mut batch)));
+                            let began = Instant::now();
+                            let last = (first + claim).min(end);
+                            for p in first..last {
+                                if p > first
+                                    && (stop.load(Ordering::Relaxed)
+                                        || interrupt.load(Ordering::Relaxed))
+                                {
+                                    // Claimed but not played: the run ends before them.
+                                    break 'claims;
                                 }
-                                std::thread::sleep(Duration::from_millis(1));
-                            }
-                            let job: JobKey = schedule.job(index_of(p));
-                            match task.play(&job, external) {
-                                Ok(record) => batch.push((p, record)),
-                                Err(e) => {
-                                    let _ = sender.send(Err(e.context(format!(
-                                        "playing game {} of the schedule",
-                                        job.index
-                                    ))));
-                                    break;
+                                // Backpressure: never run further ahead of the writer
+                                // than the window. Whoever holds the oldest game is never
+                                // held.
+                                while p >= handed_on.load(Ordering::Relaxed) + window
+                                    && !stop.load(Ordering::Relaxed)
+                                {
+                                    if !batch.is_empty() {
+                                        let _ = sender.send(Ok(batch.take()));
+                                    }
+                                    std::thread::sleep(Duration::from_millis(1));
+                                }
+                                let job: JobKey = schedule.job(index_of(p));
+                                match task.play(&job, external) {
+                                    Ok(record) => batch.push(p, record),
+                                    Err(e) => {
+                                        let _ = sender.send(Err(e.context(format!(
+                                            "playing game {} of the schedule",
+                                            job.index
+                                        ))));
+                                        break 'claims;
+                                    }
                                 }
                             }
-                            // The clock is read every 8 games: slow games are still sent
-                            // promptly, fast ones do not pay for it.
-                            if batch.len() >= BATCH
-                                || (batch.len() % 8 == 1
-                                    && last_send.elapsed() >= Duration::from_millis(20))
+                            // Claim what takes about CLAIM_TIME next (the clock is read
+                            // once per claim, not per game).
+                            let took = began.elapsed();
+                            claim = if took * 2 < CLAIM_TIME {
+                                (claim * 2).min(CLAIM_MAX)
+                            } else if took > CLAIM_TIME * 2 {
+                                (claim / 2).max(1)
+                            } else {
+                                claim
+                            };
+                            // Slow games are still sent promptly, fast ones in batches.
+                            if batch.len >= BATCH
+                                || last_send.elapsed() >= Duration::from_millis(20)
                             {
-                                if sender.send(Ok(fresh(&mut batch))).is_err() {
+                                if sender.send(Ok(batch.take())).is_err() {
                                     return;
                                 }
                                 last_send = Instant::now();
@@ -152,7 +209,8 @@ pub fn play_all(
         });
 
         let mut next = start;
-        let mut pending: BTreeMap<u64, Record> = BTreeMap::new();
+        // Runs that came before their turn, by their first game.
+        let mut pending: BTreeMap<u64, Vec<Record>> = BTreeMap::new();
         let result = (|| -> Result<()> {
             // Hands one record to every observer; `false` when one of them says stop.
             let mut hand_on = |record: &Record| -> Result<bool> {
@@ -167,26 +225,29 @@ pub fn play_all(
                 Ok(go_on)
             };
             for batch in &receiver {
-                for (p, record) in batch? {
-                    // In order and nothing waiting (always so with one worker): no detour
-                    // through the reorder map.
-                    if p == next && pending.is_empty() {
-                        next += 1;
-                        if !hand_on(&record)? {
-                            outcome = RunEnd::Stopped;
-                            stop.store(true, Ordering::Relaxed);
-                            return Ok(());
+                for run in batch?.runs {
+                    if run.start == next {
+                        // Its turn (always so with one worker): handed on at once.
+                        for record in &run.records {
+                            next += 1;
+                            if !hand_on(record)? {
+                                outcome = RunEnd::Stopped;
+                                stop.store(true, Ordering::Relaxed);
+                                return Ok(());
+                            }
                         }
                     } else {
-                        pending.insert(p, record);
+                        pending.insert(run.start, run.records);
                     }
-                }
-                while let Some(record) = pending.remove(&next) {
-                    next += 1;
-                    if !hand_on(&record)? {
-                        outcome = RunEnd::Stopped;
-                        stop.store(true, Ordering::Relaxed);
-                        return Ok(());
+                    while let Some(records) = pending.remove(&next) {
+                        for record in &records {
+                            next += 1;
+                            if !hand_on(record)? {
+                                outcome = RunEnd::Stopped;
+                                stop.store(true, Ordering::Relaxed);
+                                return Ok(());
+                            }
+                        }
                     }
                 }
                 handed_on.store(next, Ordering::Relaxed);
