@@ -296,7 +296,7 @@ pub fn write_summaries(
         Summarizer::Games(t) => t,
         Summarizer::Puzzles(t) => {
             let report = t.report();
-            for exporter in puzzles::summaries() {
+            for exporter in crate::report::puzzle_summaries() {
                 if let Some(name) = exporter.file_name() {
                     write_atomic(&run.dir.join(name), &exporter.export(&report, &facts)?)?;
                 }

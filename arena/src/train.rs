@@ -9,7 +9,7 @@ use agents::learned::{self, GameKind, TrainEvent, TrainParams};
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::cli::ProgressMode;
+use crate::report::progress::ProgressMode;
 
 #[derive(clap::Args, Debug)]
 pub struct TrainArgs {

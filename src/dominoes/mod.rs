@@ -6,6 +6,7 @@
 mod case;
 mod deal;
 mod endgame;
+mod line;
 mod moves;
 mod position;
 mod tile;
@@ -14,7 +15,8 @@ mod view;
 pub use case::Case;
 pub use deal::{Deal, DealError};
 pub use endgame::Endgame;
+pub use line::Line;
 pub use moves::{DominoMove, End};
-pub use position::{Dominoes, EndReason, Hand, Line, starting_tile};
+pub use position::{Dominoes, EndReason, Hand, starting_tile};
 pub use tile::{MAX_N, MAX_TILES, OrientedTile, PIP_MASKS, Tile, set_size};
 pub use view::{DominoView, Event, MoveList};

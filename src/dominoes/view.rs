@@ -5,8 +5,8 @@
 use crate::game::Seat;
 
 use super::case::Case;
+use super::line::Line;
 use super::moves::{DominoMove, End};
-use super::position::Line;
 use super::tile::{OrientedTile, PIP_MASKS, Tile, set_size};
 
 /// One public event of a game.

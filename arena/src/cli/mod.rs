@@ -6,7 +6,9 @@ mod run;
 mod tools;
 
 use anyhow::Result;
-use clap::{Parser, Subcommand, ValueEnum};
+use clap::{Parser, Subcommand};
+
+pub use crate::report::progress::ProgressMode;
 
 pub use puzzles::{GenArgs, ScoreArgs, VisArgs};
 pub use run::{MatchArgs, MergeArgs, ReplayArgs, ReportArgs, RunArgs, ShardArgs, VerifyArgs};
@@ -58,12 +60,6 @@ pub enum Command {
     /// Internal: confine this process with Landlock, then become an external agent.
     #[command(name = "__sandbox", hide = true)]
     Sandbox(crate::sandbox::SandboxArgs),
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub enum ProgressMode {
-    Auto,
-    Never,
 }
 
 pub fn run(cli: Cli) -> Result<()> {

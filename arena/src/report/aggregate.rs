@@ -24,6 +24,11 @@ pub struct Cell {
 }
 
 impl Cell {
+    /// Its row of the report.
+    fn report(&self, a: &str, b: &str, case: &str) -> CellReport {
+        CellReport::new((a, b, case), &self.wdl, &self.pairs, &self.forfeits)
+    }
+
     fn add(&mut self, duel: &Duel, termination: Termination) -> Result<()> {
         let score = duel.score_a.as_f64();
         self.wdl.push_game_score(score)?;
@@ -172,9 +177,9 @@ impl Tally {
                     .iter()
                     .zip(&self.cases)
                     .filter(|(cell, _)| cell.games() > 0)
-                    .map(|(cell, case)| CellReport::new(a, b, case, cell))
+                    .map(|(cell, case)| cell.report(a, b, case))
                     .collect();
-                let overall = CellReport::new(a, b, "all", &self.overall[m]);
+                let overall = self.overall[m].report(a, b, "all");
                 let sprt = (m == 0)
                     .then(|| self.sprt_llr())
                     .flatten()

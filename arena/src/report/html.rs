@@ -12,48 +12,8 @@ use serde::Serialize;
 use super::export::{Exporter, RunFacts};
 use super::summary::{CellReport, FieldReport, Report};
 use super::svg::{self, esc};
+use super::viewer::Replayed;
 use crate::record::Termination;
-
-/// One game replayed move by move for the viewer.
-#[derive(Clone, Debug, Serialize)]
-pub struct Replayed {
-    pub game: u64,
-    /// The replay's first line (case, pair, who is who).
-    pub title: String,
-    /// (caption, drawing) per position: the start, then after each move.
-    pub frames: Vec<(String, String)>,
-    /// The closing line (result and termination).
-    pub result: String,
-}
-
-impl Replayed {
-    /// Splits the text of `arena replay` (blocks separated by blank lines: the header,
-    /// `start` and a drawing, one block per move, an optional forfeit, the result).
-    pub fn from_text(game: u64, text: &str) -> Replayed {
-        let mut blocks = text.split("\n\n").map(str::trim_end);
-        let title = blocks.next().unwrap_or_default().to_owned();
-        let mut frames: Vec<(String, String)> = Vec::new();
-        let mut result = String::new();
-        for block in blocks.filter(|b| !b.is_empty()) {
-            let (caption, drawing) = block.split_once('\n').unwrap_or((block, ""));
-            if caption.starts_with("result:") {
-                result = caption.to_owned();
-            } else if drawing.is_empty() {
-                // A forfeit: no new position; shown on the last frame.
-                let last = frames.last().map_or(String::new(), |f| f.1.clone());
-                frames.push((caption.to_owned(), last));
-            } else {
-                frames.push((caption.to_owned(), drawing.to_owned()));
-            }
-        }
-        Replayed {
-            game,
-            title,
-            frames,
-            result,
-        }
-    }
-}
 
 /// The HTML exporter, with the replays the viewer embeds. The page names no paths, so
 /// the same run gives the same bytes wherever it was written.
@@ -383,26 +343,3 @@ svg .whisker{stroke:#333;stroke-width:2}
 "#;
 
 const SCRIPT: &str = include_str!("report.js");
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn replay_text_splits_into_frames() {
-        let text = "game 3: case 5,4, pair 1\n\nstart\nline: [1|2]\n A: x\n\n1. A (me) plays L0\nline: [2|2]\n\nB (you) forfeits: timeout (slow)\n\nresult: me 1 - 0 you (timeout)\n";
-        let r = Replayed::from_text(3, text);
-        assert_eq!(r.title, "game 3: case 5,4, pair 1");
-        assert_eq!(r.frames.len(), 3);
-        assert_eq!(r.frames[0], ("start".into(), "line: [1|2]\n A: x".into()));
-        assert_eq!(r.frames[1].0, "1. A (me) plays L0");
-        assert_eq!(
-            r.frames[2],
-            (
-                "B (you) forfeits: timeout (slow)".into(),
-                "line: [2|2]".into()
-            )
-        );
-        assert_eq!(r.result, "result: me 1 - 0 you (timeout)");
-    }
-}

@@ -51,3 +51,13 @@ impl Observer for Summarizer {
         }
     }
 }
+
+/// The exporters of a puzzle run, files first.
+pub fn puzzle_summaries() -> Vec<Box<dyn Exporter<puzzles::PuzzleReport>>> {
+    vec![
+        Box::new(puzzles::PuzzleCsv),
+        Box::new(puzzles::SeedCsv),
+        Box::new(puzzles::PuzzleJson),
+        Box::new(puzzle_html::PuzzlePage),
+    ]
+}

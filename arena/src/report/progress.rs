@@ -11,6 +11,13 @@ use crate::config::Plan;
 use crate::engine::{Flow, Observer};
 use crate::record::Record;
 
+/// `--progress`: bars (or plain lines when stderr is not a terminal), or nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum ProgressMode {
+    Auto,
+    Never,
+}
+
 /// Seconds between two plain progress lines.
 const PLAIN_EVERY: std::time::Duration = std::time::Duration::from_secs(5);
 

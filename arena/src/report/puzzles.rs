@@ -367,13 +367,3 @@ impl Exporter<PuzzleReport> for PuzzleConsole {
         Ok(out)
     }
 }
-
-/// The exporters of a puzzle run, files first.
-pub fn summaries() -> Vec<Box<dyn Exporter<PuzzleReport>>> {
-    vec![
-        Box::new(PuzzleCsv),
-        Box::new(SeedCsv),
-        Box::new(PuzzleJson),
-        Box::new(super::puzzle_html::PuzzlePage),
-    ]
-}

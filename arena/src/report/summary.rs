@@ -2,9 +2,8 @@
 
 use serde::Serialize;
 
-use super::aggregate::Cell;
 use crate::record::{Side, Termination};
-use crate::stats::{EloEstimate, PairInterval, Wilson, Z_95};
+use crate::stats::{EloEstimate, PairInterval, Pentanomial, Wdl, Wilson, Z_95};
 
 /// One row of `summary.csv`: agent A's results against agent B in one case or `all`.
 #[derive(Clone, Debug, Serialize)]
@@ -43,21 +42,28 @@ pub struct CellReport {
 }
 
 impl CellReport {
-    pub(super) fn new(a: &str, b: &str, case: &str, cell: &Cell) -> CellReport {
-        let wilson = Wilson::from_wdl(&cell.wdl, Z_95);
-        let elo = EloEstimate::from_pentanomial(&cell.pairs, Z_95);
-        let pairs = PairInterval::from_pentanomial(&cell.pairs, Z_95);
-        let p = cell.pairs.0;
+    /// A row from a cell's counts: single games, pairs, and forfeits by agent A and B
+    /// per kind.
+    pub(super) fn new(
+        (a, b, case): (&str, &str, &str),
+        wdl: &Wdl,
+        pentanomial: &Pentanomial,
+        forfeits: &[[u64; 6]; 2],
+    ) -> CellReport {
+        let wilson = Wilson::from_wdl(wdl, Z_95);
+        let elo = EloEstimate::from_pentanomial(pentanomial, Z_95);
+        let pairs = PairInterval::from_pentanomial(pentanomial, Z_95);
+        let p = pentanomial.0;
         CellReport {
             agent_a: a.to_owned(),
             agent_b: b.to_owned(),
             case: case.to_owned(),
-            games: cell.games(),
-            wins: cell.wdl.wins,
-            draws: cell.wdl.draws,
-            losses: cell.wdl.losses,
-            points: cell.wdl.points(),
-            score: round(100.0 * cell.wdl.score(), 2),
+            games: wdl.games(),
+            wins: wdl.wins,
+            draws: wdl.draws,
+            losses: wdl.losses,
+            points: wdl.points(),
+            score: round(100.0 * wdl.score(), 2),
             ci_low: round(100.0 * wilson.lower, 2),
             ci_high: round(100.0 * wilson.upper, 2),
             pair_low: round(100.0 * pairs.lower, 2),
@@ -71,8 +77,8 @@ impl CellReport {
             elo_low: round(elo.lower, 2),
             elo_high: round(elo.upper, 2),
             los: round(elo.los, 4),
-            forfeits_a: cell.forfeits[0].iter().sum(),
-            forfeits_b: cell.forfeits[1].iter().sum(),
+            forfeits_a: forfeits[0].iter().sum(),
+            forfeits_b: forfeits[1].iter().sum(),
         }
     }
 
@@ -215,25 +221,30 @@ pub struct Report {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::{Pentanomial, Wdl};
 
     #[test]
     fn the_star_follows_the_pairs_where_games_alone_see_no_difference() {
         // 80 pairs won and lost, 20 won and drawn: 55 per 100. Over 200 single games the
         // Wilson interval holds 50; over the pairs, whose luck cancels, it does not.
-        let mut cell = Cell::default();
-        cell.wdl = Wdl::new(100, 20, 80);
-        cell.pairs = Pentanomial([0, 0, 80, 20, 0]);
-        let row = CellReport::new("a", "b", "all", &cell);
+        let none = [[0; 6]; 2];
+        let row = CellReport::new(
+            ("a", "b", "all"),
+            &Wdl::new(100, 20, 80),
+            &Pentanomial([0, 0, 80, 20, 0]),
+            &none,
+        );
         assert!(row.ci_low < 50.0 && row.ci_high > 50.0, "{row:?}");
         assert!(row.los > 0.99, "{row:?}");
         assert!(row.significant());
         let (low, high) = row.pair_interval();
         assert!(low > 50.0 && high < 60.0 && low < row.score && row.score < high);
         // An even pair record is not marked.
-        let mut even = Cell::default();
-        even.wdl = Wdl::new(50, 0, 50);
-        even.pairs = Pentanomial([10, 0, 30, 0, 10]);
-        assert!(!CellReport::new("a", "b", "all", &even).significant());
+        let even = CellReport::new(
+            ("a", "b", "all"),
+            &Wdl::new(50, 0, 50),
+            &Pentanomial([10, 0, 30, 0, 10]),
+            &none,
+        );
+        assert!(!even.significant());
     }
 }
