@@ -550,10 +550,13 @@ fn kill_9_at_ten_points_of_a_100000_game_run() {
     let gpc = 5000;
     let want = whole(t.path(), gpc);
     let mut points = Points(100_000);
+    // Ten seeded kill points, in order, each at a number of rows on disk.
+    let mut at: Vec<usize> = (0..10).map(|_| 1 + points.next(99_000) as usize).collect();
+    at.sort_unstable();
     let out = t.path().join("killed");
     let mut kills = 0;
     let mut kept_at_kills = Vec::new();
-    for _ in 0..10 {
+    for after in at {
         let args: Vec<String> = if out.join("manifest.json").exists() {
             ["run", "--resume", s(&out), "--progress", "never"]
                 .map(str::to_owned)
@@ -562,8 +565,6 @@ fn kill_9_at_ten_points_of_a_100000_game_run() {
             match_args(&out, gpc, 2)
         };
         let mut child = spawn_quietly(&args);
-        let before = rows_on_disk(&out);
-        let after = before + 1 + points.next(20_000) as usize;
         while rows_on_disk(&out) < after {
             if child.try_wait().unwrap().is_some() {
                 break;
