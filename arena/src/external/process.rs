@@ -99,6 +99,11 @@ impl Process {
                 for dir in read {
                     c.arg("--ro").arg(dir);
                 }
+                c.arg("--cpu-s").arg(limits.cpu_s.to_string());
+                c.arg("--processes").arg(limits.processes.to_string());
+                if limits.network {
+                    c.arg("--network");
+                }
                 c.args(["--", "/bin/sh"]);
                 c
             }
@@ -187,20 +192,36 @@ impl Process {
                 self.stdin.flush().await
             };
             match tokio::time::timeout(cap, write).await {
-                Err(_) => {
-                    return Err(AgentError::Timeout("not reading its input".into()));
-                }
+                Err(_) => return Err(self.timed_out("not reading its input", limits)),
                 Ok(Err(e)) => return Err(self.crashed(&format!("writing the call: {e}")).await),
                 Ok(Ok(())) => {}
             }
             let line = match tokio::time::timeout(cap, self.read_line(limits.max_line)).await {
-                Err(_) => return Err(AgentError::Timeout("no reply".into())),
+                Err(_) => return Err(self.timed_out("no reply", limits)),
                 Ok(Err(e)) => return Err(e),
                 Ok(Ok(None)) => return Err(self.crashed("closed its output").await),
                 Ok(Ok(Some(line))) => line,
             };
             Ok((line, started.elapsed()))
         })
+    }
+
+    /// A call that ran out of time; a bot that hit its cap on processes meanwhile (a
+    /// fork bomb stuck at the cap) loses it as `limit`, not `timeout`.
+    fn timed_out(&self, why: &str, limits: &Limits) -> AgentError {
+        let capped = self
+            .child
+            .id()
+            .and_then(crate::sandbox::times_capped_of)
+            .is_some_and(|n| n > 0);
+        if capped {
+            AgentError::Limit(format!(
+                "{why}: it reached its cap of {} processes and threads",
+                limits.processes
+            ))
+        } else {
+            AgentError::Timeout(why.into())
+        }
     }
 
     /// What the process wrote since its last reply, if anything: a line the arena never
@@ -279,6 +300,14 @@ impl Process {
             Ok(Ok(s)) => describe(s),
             _ => "still running".into(),
         };
+        // The sandbox names the limit a bot hit (CPU time, processes) on its stderr.
+        if let Some(limit) = tail
+            .lines()
+            .rev()
+            .find_map(|l| l.split_once(crate::sandbox::LIMIT_MARKER))
+        {
+            return AgentError::Limit(format!("{what}; {status}; {}", limit.1.trim()));
+        }
         if MEMORY_MARKERS.iter().any(|m| tail.contains(m)) {
             return AgentError::Memory(format!(
                 "{what}; {status}; stderr says it ran out of memory"
@@ -302,11 +331,13 @@ impl Process {
         };
         handle.block_on(async move {
             let mut waits = tokio::task::JoinSet::new();
+            let mut pids = Vec::new();
             for p in processes {
                 let Process {
                     mut child, stdin, ..
                 } = p;
                 drop(stdin);
+                pids.extend(child.id());
                 waits.spawn(async move {
                     if tokio::time::timeout(grace, child.wait()).await.is_err() {
                         let _ = child.start_kill();
@@ -315,16 +346,25 @@ impl Process {
                 });
             }
             while waits.join_next().await.is_some() {}
+            // A sandbox killed here could not remove its cgroup.
+            for pid in pids {
+                crate::sandbox::remove_leftover_cgroup(pid);
+            }
         });
     }
 
     /// Kills the process and reaps it, so no zombie is left.
     pub fn kill(mut self) {
         let handle = self.handle.clone();
+        let pid = self.child.id();
         handle.block_on(async {
             let _ = self.child.start_kill();
             let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
         });
+        // Killed, the sandbox's outer stage could not remove its cgroup.
+        if let Some(pid) = pid {
+            crate::sandbox::remove_leftover_cgroup(pid);
+        }
     }
 }
 
