@@ -48,7 +48,12 @@ impl Pids {
         let pid = std::process::id();
         parents().into_iter().find_map(|(parent, v2)| {
             let dir = parent.join(name(pid));
-            std::fs::create_dir(&dir).ok()?;
+            if std::fs::create_dir(&dir).is_err() {
+                // One left by an earlier outer stage with this pid, killed before it
+                // could remove it: empty, so it can go (a busy one cannot).
+                std::fs::remove_dir(&dir).ok()?;
+                std::fs::create_dir(&dir).ok()?;
+            }
             let joined = std::fs::write(dir.join("pids.max"), max.to_string())
                 .and_then(|()| std::fs::write(dir.join("cgroup.procs"), pid.to_string()));
             match joined {

@@ -90,7 +90,18 @@ pub fn run(args: SandboxArgs) -> Result<()> {
         }
         return Ok(());
     }
-    let status = inner.status().context("starting the inner sandbox")?;
+    let mut child = inner.spawn().context("starting the inner sandbox")?;
+    // The pipes are the bot's: once it is gone, the arena reads EOF at once, not after
+    // this stage has cleaned up. Only stderr stays, for the limit lines below.
+    if let Ok(null) = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+    {
+        let _ = nix::unistd::dup2_stdin(&null);
+        let _ = nix::unistd::dup2_stdout(&null);
+    }
+    let status = child.wait().context("waiting for the inner sandbox")?;
     // The inner stage is pid 1 of its namespace and cannot die by its own signal: it
     // exits with 128 + the bot's signal, as a shell does.
     let signal = status.signal().or_else(|| {
