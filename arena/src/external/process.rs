@@ -1,6 +1,8 @@
 //! One external agent process: spawned through `sh -c` with a memory limit, a scrubbed
-//! environment and its own working directory; replies read with length and time caps;
-//! stderr drained into a bounded log so a chatty bot never blocks.
+//! environment and its own working directory, inside `arena __sandbox` where the arena
+//! binary is known (`crate::sandbox`: namespaces, CPU and process caps, Landlock);
+//! replies read with length and time caps; stderr drained into a bounded log so a
+//! chatty bot never blocks.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
