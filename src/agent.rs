@@ -19,6 +19,9 @@ pub enum AgentError {
     Memory(String),
     #[error("failed to start: {0}")]
     Startup(String),
+    /// A limit of the sandbox other than memory: CPU time, the cap on processes.
+    #[error("over a limit: {0}")]
+    Limit(String),
 }
 
 /// A player. The calls follow TCO09's interface: [`Agent::init`] once per test case,

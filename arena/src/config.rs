@@ -13,6 +13,49 @@ use crate::external::Limits;
 pub const DEFAULT_SEED: u64 = 1;
 pub const DEFAULT_GAMES_PER_CASE: u32 = 100;
 
+/// A master seed as written in a config or on the command line.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum SeedChoice {
+    Fixed(u64),
+    /// Only `"random"` is valid (checked when the plan is resolved).
+    Named(String),
+}
+
+impl SeedChoice {
+    /// Whether the seed is drawn from the operating system.
+    pub fn is_random(&self) -> bool {
+        matches!(self, SeedChoice::Named(s) if s == "random")
+    }
+
+    fn resolve(&self) -> Result<u64, ConfigError> {
+        match self {
+            SeedChoice::Fixed(n) => Ok(*n),
+            SeedChoice::Named(s) if s == "random" => {
+                let mut bytes = [0u8; 8];
+                std::fs::File::open("/dev/urandom")
+                    .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut bytes))
+                    .map_err(|e| ConfigError::Seed(format!("cannot draw a random seed: {e}")))?;
+                Ok(u64::from_le_bytes(bytes))
+            }
+            SeedChoice::Named(s) => Err(ConfigError::Seed(format!(
+                "{s:?}: expected a number or \"random\""
+            ))),
+        }
+    }
+}
+
+impl std::str::FromStr for SeedChoice {
+    type Err = String;
+    fn from_str(s: &str) -> Result<SeedChoice, String> {
+        match s.parse::<u64>() {
+            Ok(n) => Ok(SeedChoice::Fixed(n)),
+            Err(_) if s == "random" => Ok(SeedChoice::Named(s.to_owned())),
+            Err(e) => Err(format!("{s:?}: a number or `random` ({e})")),
+        }
+    }
+}
+
 /// A config file as written by a user. Everything optional has a documented default.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -24,8 +67,10 @@ pub struct Config {
     pub cases: Option<Cases>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub games_per_case: Option<u32>,
+    /// A number, or `"random"`: 64 bits from the operating system, drawn when the plan
+    /// is resolved and stored in the run (a seed no bot can guess).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub seed: Option<u64>,
+    pub seed: Option<SeedChoice>,
     /// Two or more; more than two play a round robin.
     pub agents: Vec<AgentEntry>,
     /// Games played at once; never changes results. Default: the machine's cores.
@@ -110,6 +155,8 @@ pub enum ConfigError {
     Sprt(String),
     #[error("concurrency must be at least 1")]
     Concurrency,
+    #[error("seed {0}")]
+    Seed(String),
     #[error(
         "limits.read_paths: {0} does not exist (relative paths are taken from the directory arena runs in)"
     )]
@@ -274,7 +321,10 @@ impl Plan {
             game: task.name().to_owned(),
             cases,
             games_per_case,
-            seed: config.seed.unwrap_or(DEFAULT_SEED),
+            seed: config
+                .seed
+                .as_ref()
+                .map_or(Ok(DEFAULT_SEED), SeedChoice::resolve)?,
             agents,
             sprt: config.sprt,
             limits: resolve_limits(puzzle_limits(
@@ -291,7 +341,7 @@ impl Plan {
             game: self.game.clone(),
             cases: Some(Cases::List(self.cases.clone())),
             games_per_case: Some(self.games_per_case),
-            seed: Some(self.seed),
+            seed: Some(SeedChoice::Fixed(self.seed)),
             agents: self
                 .agents
                 .iter()

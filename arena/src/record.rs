@@ -71,10 +71,12 @@ pub enum Termination {
     Illegal,
     Memory,
     Startup,
+    /// An external agent over a sandbox limit other than memory (CPU time, processes).
+    Limit,
 }
 
 impl Termination {
-    pub const ALL: [Termination; 11] = [
+    pub const ALL: [Termination; 12] = [
         Termination::Domino,
         Termination::Blocked,
         Termination::Line,
@@ -86,6 +88,7 @@ impl Termination {
         Termination::Illegal,
         Termination::Memory,
         Termination::Startup,
+        Termination::Limit,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -101,6 +104,7 @@ impl Termination {
             Termination::Illegal => "illegal",
             Termination::Memory => "memory",
             Termination::Startup => "startup",
+            Termination::Limit => "limit",
         }
     }
 
@@ -117,13 +121,14 @@ impl Termination {
     }
 
     /// The forfeit kinds, in a fixed order (for per-kind counts).
-    pub const FORFEITS: [Termination; 6] = [
+    pub const FORFEITS: [Termination; 7] = [
         Termination::Timeout,
         Termination::Crash,
         Termination::Malformed,
         Termination::Illegal,
         Termination::Memory,
         Termination::Startup,
+        Termination::Limit,
     ];
 }
 
@@ -136,6 +141,7 @@ impl From<&AgentError> for Termination {
             AgentError::Illegal(_) => Termination::Illegal,
             AgentError::Memory(_) => Termination::Memory,
             AgentError::Startup(_) => Termination::Startup,
+            AgentError::Limit(_) => Termination::Limit,
         }
     }
 }

@@ -138,6 +138,10 @@ fn execute(run: &RunDir, exec: &Execution, mut prepared: Box<dyn Prepared>) -> R
 
     let began = Instant::now();
     let external = external_runtime(run, done)?;
+    if let Some(rt) = &external {
+        // No sandbox at all is recorded as every layer missing.
+        run.record_sandbox(rt.enforcement().cloned().unwrap_or_default())?;
+    }
     let harness = |e: anyhow::Error| e.context(HarnessFailure);
     let mut writer = ResultsWriter::append(&games_csv, plan, tail).map_err(harness)?;
     let mut progress = Progress::new(exec.progress, plan, total, done);
@@ -403,14 +407,8 @@ pub fn external_runtime(run: &RunDir, done: u64) -> Result<Option<Arc<ExternalRu
     }
     let rt = ExternalRuntime::new(agents, &run.dir, plan.limits.clone(), games)
         .context("starting the runtime for external agents")?;
-    run.log(if rt.sandboxed() {
-        "sandbox: external agents get a scrubbed environment, their own working directory \
-         under agents/, an address-space limit, and Landlock confinement (they cannot read \
-         the run directory or the configs)"
-    } else {
-        "sandbox: external agents get a scrubbed environment, their own working directory \
-         under agents/, and an address-space limit; Landlock is NOT available on this \
-         kernel, so they can read any file the user can"
+    crate::sandbox::report::announce(rt.enforcement(), &plan.limits, plan.seed, |line| {
+        run.log(line)
     })?;
     if let Some(dir) = rt.run_dir_readable_through() {
         let warning = format!(

@@ -57,7 +57,11 @@ pub enum Command {
     Vis(VisArgs),
     /// Build an opening book of exact values (Quarto), or re-prove one with --verify.
     Book(BookArgs),
-    /// Internal: confine this process with Landlock, then become an external agent.
+    /// Print what the sandbox of external agents enforces on this machine, layer by layer
+    /// (exit 1 if any layer is missing).
+    Doctor,
+    /// Internal: confine this process (namespaces, limits, Landlock), then become an
+    /// external agent.
     #[command(name = "__sandbox", hide = true)]
     Sandbox(crate::sandbox::SandboxArgs),
 }
@@ -78,6 +82,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Gen(args) => puzzles::generate(args),
         Command::Score(args) => puzzles::score(args),
         Command::Vis(args) => puzzles::visualize(args),
+        Command::Doctor => crate::sandbox::doctor(),
         Command::Sandbox(args) => crate::sandbox::run(args),
     }
 }

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 
 use super::{ProgressMode, emit};
-use crate::config::{AgentEntry, Cases, Config, NamedAgent, Plan};
+use crate::config::{AgentEntry, Cases, Config, NamedAgent, Plan, SeedChoice};
 use crate::engine::{Execution, Shard};
 use crate::rundir::{self, RunDir};
 use crate::{task, tournament};
@@ -111,9 +111,10 @@ pub struct MatchArgs {
     /// puzzles: seeds per puzzle, from --seed on.
     #[arg(long)]
     pub games_per_case: Option<u32>,
-    /// The master seed (default 1); puzzles: the first instance seed.
+    /// The master seed (default 1), or `random` (64 bits from the operating system,
+    /// recorded and printed: use it for contests); puzzles: the first instance seed.
     #[arg(long)]
-    pub seed: Option<u64>,
+    pub seed: Option<SeedChoice>,
     /// Puzzles: the instance seeds `START..END` (end excluded), the same files as
     /// `arena gen --seeds`; sets --seed and --games-per-case.
     #[arg(long, value_parser = super::puzzles::parse_seeds, conflicts_with_all = ["seed", "games_per_case"])]
@@ -190,7 +191,8 @@ pub fn run_config(args: RunArgs) -> Result<()> {
         .out
         .or(config.out.clone())
         .unwrap_or_else(|| default_dir(&plan, shard));
-    start_or_retry(&plan, dir, shard, &exec)
+    start_or_retry(&plan, dir, shard, &exec)?;
+    print_drawn_seed(&config, &plan)
 }
 
 fn default_dir(plan: &Plan, shard: Shard) -> PathBuf {
@@ -247,7 +249,7 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
         Some(range) => {
             let count = u32::try_from(range.end - range.start)
                 .map_err(|_| anyhow::anyhow!("--seeds {range:?}: too many seeds"))?;
-            (Some(range.start), Some(count))
+            (Some(SeedChoice::Fixed(range.start)), Some(count))
         }
     };
     let config = Config {
@@ -266,7 +268,19 @@ pub fn run_match(args: MatchArgs) -> Result<()> {
     let exec = execution(&args.exec, None)?;
     let shard = args.shard.shard()?;
     let dir = args.out.unwrap_or_else(|| default_dir(&plan, shard));
-    start_or_retry(&plan, dir, shard, &exec)
+    start_or_retry(&plan, dir, shard, &exec)?;
+    print_drawn_seed(&config, &plan)
+}
+
+/// After a run whose seed was drawn at random: the seed, so the run can be replayed.
+fn print_drawn_seed(config: &Config, plan: &Plan) -> Result<()> {
+    if config.seed.as_ref().is_some_and(SeedChoice::is_random) {
+        emit(&format!(
+            "seed: {} (drawn at random; `--seed {}` replays the run)\n",
+            plan.seed, plan.seed
+        ))?;
+    }
+    Ok(())
 }
 
 pub fn merge(args: MergeArgs) -> Result<()> {

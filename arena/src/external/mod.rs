@@ -52,6 +52,18 @@ pub struct Limits {
     /// taken from where `arena` runs; a run stores them absolute.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub read_paths: Vec<PathBuf>,
+    /// CPU seconds per process (RLIMIT_CPU; 0: none). A process serves one case: the
+    /// default is three times TCO09's 100 s of thinking, room for start-up and threads.
+    pub cpu_s: u64,
+    /// The most processes and threads one bot may run at once (0: no cap): a fork bomb
+    /// loses its own game.
+    pub processes: u64,
+    /// Let confined bots use the network (no network namespace, no Landlock TCP rules).
+    /// Off by default; a run that grants it says so in run.log.
+    pub network: bool,
+    /// Refuse to run external agents unless every layer of the sandbox is enforced
+    /// (`arena doctor` lists them).
+    pub require_sandbox: bool,
 }
 
 impl Default for Limits {
@@ -66,6 +78,10 @@ impl Default for Limits {
             grace_ms: 1000,
             start_failures: 3,
             read_paths: Vec::new(),
+            cpu_s: 300,
+            processes: 64,
+            network: false,
+            require_sandbox: false,
         }
     }
 }
@@ -109,6 +125,8 @@ pub struct ExternalRuntime {
     /// Per agent: the arena binary and the directories the bot may read, when Landlock
     /// confinement is available.
     sandboxes: Vec<Option<(PathBuf, Vec<PathBuf>)>>,
+    /// What the sandbox enforces on this machine (`None`: no sandbox at all).
+    enforcement: Option<crate::sandbox::Enforcement>,
     /// Processes started so far: each one's number in the stderr logs.
     started: AtomicU64,
 }
@@ -139,9 +157,10 @@ impl ExternalRuntime {
                 })
             })
             .collect();
+        let enforcement = crate::sandbox::probe();
         let exe = crate::sandbox::launcher()
             .map(Path::to_path_buf)
-            .filter(|_| crate::sandbox::available());
+            .filter(|_| enforcement.is_some());
         let sandboxes = agents
             .iter()
             .map(|a| {
@@ -153,6 +172,7 @@ impl ExternalRuntime {
             .collect();
         Ok(ExternalRuntime {
             sandboxes,
+            enforcement,
             runtime,
             agents,
             // Absolute: a bot runs in its own directory, where a relative path (the
@@ -168,9 +188,9 @@ impl ExternalRuntime {
         })
     }
 
-    /// Whether external agents run confined by Landlock.
-    pub fn sandboxed(&self) -> bool {
-        self.sandboxes.iter().any(Option::is_some)
+    /// What the sandbox of external agents enforces here (`None`: they run unconfined).
+    pub fn enforcement(&self) -> Option<&crate::sandbox::Enforcement> {
+        self.enforcement.as_ref()
     }
 
     /// A folder a confined agent may read that holds the run directory (its seed with
@@ -413,6 +433,9 @@ impl<G: Wire> Agent<G> for ExternalAgent<G> {
                 process.set_game(self.index);
                 Ok(())
             }
+            // A limit hit while starting (a fork bomb in its set-up) loses the game as
+            // such, not as a bot that cannot start (which would stop the run).
+            Err(e @ AgentError::Limit(_)) => Err(self.fail(e)),
             Err(e) => {
                 let e = AgentError::Startup(match e {
                     AgentError::Timeout(w)
@@ -420,6 +443,7 @@ impl<G: Wire> Agent<G> for ExternalAgent<G> {
                     | AgentError::Malformed(w)
                     | AgentError::Illegal(w)
                     | AgentError::Memory(w)
+                    | AgentError::Limit(w)
                     | AgentError::Startup(w) => format!("no answer to init from `{command}`: {w}"),
                 });
                 Err(self.fail(e))

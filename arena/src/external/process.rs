@@ -1,6 +1,8 @@
 //! One external agent process: spawned through `sh -c` with a memory limit, a scrubbed
-//! environment and its own working directory; replies read with length and time caps;
-//! stderr drained into a bounded log so a chatty bot never blocks.
+//! environment and its own working directory, inside `arena __sandbox` where the arena
+//! binary is known (`crate::sandbox`: namespaces, CPU and process caps, Landlock);
+//! replies read with length and time caps; stderr drained into a bounded log so a
+//! chatty bot never blocks.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -115,6 +117,11 @@ impl Process {
                 for dir in read {
                     c.arg("--ro").arg(dir);
                 }
+                c.arg("--cpu-s").arg(limits.cpu_s.to_string());
+                c.arg("--processes").arg(limits.processes.to_string());
+                if limits.network {
+                    c.arg("--network");
+                }
                 c.args(["--", "/bin/sh"]);
                 c
             }
@@ -205,7 +212,8 @@ impl Process {
             };
             match tokio::time::timeout(cap, write).await {
                 Err(_) => {
-                    return Err(AgentError::Timeout("not reading its input".into()));
+                    self.failed_after = started.elapsed();
+                    return Err(self.timed_out("not reading its input", limits));
                 }
                 // The bot's end of stdin is closed (it exited): the same fault as EOF
                 // on its stdout, and which one the arena sees first is the OS's race, so
@@ -221,7 +229,10 @@ impl Process {
                 Ok(Ok(())) => {}
             }
             let line = match tokio::time::timeout(cap, self.read_line(limits.max_line)).await {
-                Err(_) => return Err(AgentError::Timeout("no reply".into())),
+                Err(_) => {
+                    self.failed_after = started.elapsed();
+                    return Err(self.timed_out("no reply", limits));
+                }
                 Ok(Err(e)) => {
                     self.failed_after = started.elapsed();
                     return Err(e);
@@ -234,6 +245,24 @@ impl Process {
             };
             Ok((line, started.elapsed()))
         })
+    }
+
+    /// A call that ran out of time; a bot that hit its cap on processes meanwhile (a
+    /// fork bomb stuck at the cap) loses it as `limit`, not `timeout`.
+    fn timed_out(&self, why: &str, limits: &Limits) -> AgentError {
+        let capped = self
+            .child
+            .id()
+            .and_then(crate::sandbox::times_capped_of)
+            .is_some_and(|n| n > 0);
+        if capped {
+            AgentError::Limit(format!(
+                "{why}: it reached its cap of {} processes and threads",
+                limits.processes
+            ))
+        } else {
+            AgentError::Timeout(why.into())
+        }
     }
 
     /// What the process wrote since its last reply, if anything: a line the arena never
@@ -312,6 +341,14 @@ impl Process {
             Ok(Ok(s)) => describe(s),
             _ => "still running".into(),
         };
+        // The sandbox names the limit a bot hit (CPU time, processes) on its stderr.
+        if let Some(limit) = tail
+            .lines()
+            .rev()
+            .find_map(|l| l.split_once(crate::sandbox::LIMIT_MARKER))
+        {
+            return AgentError::Limit(format!("{what}; {status}; {}", limit.1.trim()));
+        }
         if MEMORY_MARKERS.iter().any(|m| tail.contains(m)) {
             return AgentError::Memory(format!(
                 "{what}; {status}; stderr says it ran out of memory"
@@ -332,11 +369,13 @@ impl Process {
         };
         handle.block_on(async move {
             let mut waits = tokio::task::JoinSet::new();
+            let mut pids = Vec::new();
             for p in processes {
                 let Process {
                     mut child, stdin, ..
                 } = p;
                 drop(stdin);
+                pids.extend(child.id());
                 waits.spawn(async move {
                     if tokio::time::timeout(grace, child.wait()).await.is_err() {
                         let _ = child.start_kill();
@@ -345,16 +384,25 @@ impl Process {
                 });
             }
             while waits.join_next().await.is_some() {}
+            // A sandbox killed here could not remove its cgroup.
+            for pid in pids {
+                crate::sandbox::remove_leftover_cgroup(pid);
+            }
         });
     }
 
     /// Kills the process and reaps it, so no zombie is left.
     pub fn kill(mut self) {
         let handle = self.handle.clone();
+        let pid = self.child.id();
         handle.block_on(async {
             let _ = self.child.start_kill();
             let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
         });
+        // Killed, the sandbox's outer stage could not remove its cgroup.
+        if let Some(pid) = pid {
+            crate::sandbox::remove_leftover_cgroup(pid);
+        }
     }
 }
 

@@ -19,7 +19,7 @@ pub struct Cell {
     pub wdl: Wdl,
     pub pairs: Pentanomial,
     /// Forfeits by agent A and by agent B, per kind (in `Termination::FORFEITS` order).
-    pub forfeits: [[u64; 6]; 2],
+    pub forfeits: [[u64; Termination::FORFEITS.len()]; 2],
     open_pair: Option<f64>,
 }
 

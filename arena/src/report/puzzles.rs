@@ -171,7 +171,10 @@ impl PuzzleTally {
                             sums[slot][s] += score;
                         }
                         (None, Some(Termination::Timeout)) => row.timeout += 1,
-                        (None, Some(Termination::Crash | Termination::Startup)) => row.crash += 1,
+                        (
+                            None,
+                            Some(Termination::Crash | Termination::Startup | Termination::Limit),
+                        ) => row.crash += 1,
                         (None, Some(Termination::Memory)) => row.memory += 1,
                         (None, _) => row.invalid += 1,
                     }

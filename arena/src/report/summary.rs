@@ -3,6 +3,9 @@
 use serde::Serialize;
 
 use crate::record::{Side, Termination};
+
+/// Kinds of forfeit, in `Termination::FORFEITS` order.
+const FORFEIT_KINDS: usize = Termination::FORFEITS.len();
 use crate::stats::{EloEstimate, PairInterval, Pentanomial, Wdl, Wilson, Z_95};
 
 /// One row of `summary.csv`: agent A's results against agent B in one case or `all`.
@@ -48,7 +51,7 @@ impl CellReport {
         (a, b, case): (&str, &str, &str),
         wdl: &Wdl,
         pentanomial: &Pentanomial,
-        forfeits: &[[u64; 6]; 2],
+        forfeits: &[[u64; FORFEIT_KINDS]; 2],
     ) -> CellReport {
         let wilson = Wilson::from_wdl(wdl, Z_95);
         let elo = EloEstimate::from_pentanomial(pentanomial, Z_95);
@@ -226,7 +229,7 @@ mod tests {
     fn the_star_follows_the_pairs_where_games_alone_see_no_difference() {
         // 80 pairs won and lost, 20 won and drawn: 55 per 100. Over 200 single games the
         // Wilson interval holds 50; over the pairs, whose luck cancels, it does not.
-        let none = [[0; 6]; 2];
+        let none = [[0; FORFEIT_KINDS]; 2];
         let row = CellReport::new(
             ("a", "b", "all"),
             &Wdl::new(100, 20, 80),

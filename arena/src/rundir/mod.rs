@@ -45,6 +45,10 @@ pub struct Manifest {
     pub shard_games: u64,
     pub shard_index: u64,
     pub shard_count: u64,
+    /// What the sandbox of external agents enforced on the machine that last ran the
+    /// run (runs with `exec:` agents only; `docs/protocol.md`, "Security").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sandbox: Option<crate::sandbox::Enforcement>,
 }
 
 impl Manifest {
@@ -61,6 +65,7 @@ impl Manifest {
             shard_games: schedule.shard_len(shard),
             shard_index: shard.index,
             shard_count: shard.count,
+            sandbox: None,
         }
     }
 
@@ -166,6 +171,7 @@ impl RunDir {
         }
         let expected = Manifest {
             arena: manifest.arena.clone(),
+            sandbox: manifest.sandbox.clone(),
             ..Manifest::new(&plan, manifest.shard())
         };
         if Shard::new(manifest.shard_index, manifest.shard_count).is_err() || manifest != expected {
@@ -185,6 +191,18 @@ impl RunDir {
 
     pub fn shard(&self) -> Shard {
         self.manifest.shard()
+    }
+
+    /// Records in the manifest what the sandbox of external agents enforces here.
+    pub fn record_sandbox(&self, enforced: crate::sandbox::Enforcement) -> Result<()> {
+        let manifest = Manifest {
+            sandbox: Some(enforced),
+            ..self.manifest.clone()
+        };
+        write_atomic(
+            &self.dir.join(MANIFEST),
+            &(serde_json::to_string_pretty(&manifest)? + "\n"),
+        )
     }
 
     pub fn games_csv(&self) -> PathBuf {
