@@ -42,10 +42,7 @@ stop_pid() { # name pidfile
   rm -f "$2"
 }
 
-stop() {
-  if [ -f "$conf" ] && head -n1 "$conf" | grep -qF "$marker"; then
-    timeout 10 scancel --user=root 2>/dev/null || true
-  fi
+stop_daemons() {
   stop_pid slurmd "$state/slurmd.pid"
   stop_pid slurmctld "$state/slurmctld.pid"
   stop_pid munged "$state/munge/munged.pid"
@@ -68,7 +65,7 @@ start() {
     exit 1
   fi
   # Daemons of an earlier start that no longer answer.
-  stop
+  stop_daemons
   mkdir -p "$state/ctld" "$state/d" /etc/slurm
 
   # munge: a key if the package made none, the daemon as the munge user.
@@ -99,6 +96,7 @@ start() {
   cat >"$conf" <<EOF
 $marker (docs/scale.md); it removes this file on stop.
 ClusterName=arena
+MailProg=/bin/true
 SlurmctldHost=$host(127.0.0.1)
 SlurmUser=root
 SlurmdUser=root
@@ -148,8 +146,13 @@ EOF
 case "${1:-}" in
   start) start ;;
   stop)
-    stop
-    if [ -f "$conf" ] && head -n1 "$conf" | grep -qF "$marker"; then rm -f "$conf"; fi
+    if [ -f "$conf" ] && head -n1 "$conf" | grep -qF "$marker"; then
+      answers && { timeout 10 scancel --user=root 2>/dev/null || true; }
+      stop_daemons
+      rm -f "$conf"
+    else
+      stop_daemons
+    fi
     ;;
   status) answers ;;
   *) echo "usage: $0 start|stop|status" >&2; exit 2 ;;
