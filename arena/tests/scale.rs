@@ -1,6 +1,7 @@
 //! Shards and merge: shards merged are byte-identical to the unsharded run; `merge`
 //! refuses overlapping, missing, foreign, torn and incomplete shards, each with its own
-//! error; the GNU parallel, Slurm and Kubernetes recipes in `scale/` run as written.
+//! error; the GNU parallel, Slurm and Kubernetes recipes in `scale/` run as written, the
+//! Slurm one also through a real `sbatch --array` on a single-node cluster.
 
 mod common;
 
@@ -352,6 +353,138 @@ fn the_slurm_recipe_runs_each_array_task_locally() {
     let merged = t.path().join("merged");
     let mut args = vec!["merge".to_owned(), s(&merged).to_owned()];
     args.extend((0..3).map(|i| s(&out.join(format!("shard-{i}"))).to_owned()));
+    arena().args(&args).assert().success();
+    assert_same(&whole, &merged);
+}
+
+/// Why a real Slurm cannot be used here, or `None` when `sinfo` answers with a node ready.
+fn slurm_missing() -> Option<String> {
+    let start = "start one with `scale/slurm-local.sh start` (as root)";
+    for p in ["sbatch", "sinfo", "scancel", "timeout"] {
+        if common::find(p).is_none() {
+            return Some(format!(
+                "`{p}` is not installed (apt-get install --no-install-recommends slurmctld slurmd slurm-client munge; {start})"
+            ));
+        }
+    }
+    let out = match std::process::Command::new("timeout")
+        .args(["10", "sinfo", "-h", "-N", "-o", "%T"])
+        .output()
+    {
+        Ok(out) => out,
+        Err(e) => return Some(format!("sinfo does not run: {e}")),
+    };
+    let state = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let ready = ["idle", "mixed", "alloc", "completing"];
+    if out.status.success() && ready.iter().any(|r| state.starts_with(r)) {
+        return None;
+    }
+    Some(format!(
+        "no Slurm cluster answers with a node ready (sinfo: {:?} {}); {start}",
+        state,
+        String::from_utf8_lossy(&out.stderr)
+            .lines()
+            .last()
+            .unwrap_or_default()
+    ))
+}
+
+/// Cancels the test's jobs by name however the test ends: nothing stays queued.
+struct Cancel(String);
+
+impl Drop for Cancel {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("timeout")
+            .args(["10", "scancel", "--name", &self.0])
+            .status();
+    }
+}
+
+/// `sbatch --wait` the recipe in `dir`, bounded; panics with the tasks' output on failure.
+fn sbatch(dir: &Path, name: &str, array: &str, args: &[&str]) -> String {
+    let script = repo().join("scale/slurm.sbatch");
+    let got = std::process::Command::new("timeout")
+        .args(["--kill-after=10", "300", "sbatch", "--wait", "--time=5"])
+        .arg(format!("--job-name={name}"))
+        .arg(format!("--array={array}"))
+        .arg(&script)
+        .args(args)
+        .current_dir(dir)
+        .env("ARENA", assert_cmd::cargo::cargo_bin!("arena"))
+        .output()
+        .expect("timeout runs sbatch");
+    let stdout = String::from_utf8_lossy(&got.stdout).into_owned();
+    let job = stdout
+        .trim()
+        .strip_prefix("Submitted batch job ")
+        .unwrap_or_default()
+        .to_owned();
+    if !got.status.success() {
+        let mut logs = String::new();
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "out") {
+                logs += &format!("--- {}\n{}", p.display(), read(&p));
+            }
+        }
+        panic!(
+            "sbatch --array={array} (job {job:?}): {} (124: still running after 300 s)\n{}\n{logs}",
+            got.status,
+            String::from_utf8_lossy(&got.stderr)
+        );
+    }
+    assert!(!job.is_empty(), "sbatch printed {stdout:?}");
+    job
+}
+
+/// The recipe through a real `sbatch --array` on a single-node Slurm (`.ci/run` starts
+/// one with `scale/slurm-local.sh`): four array tasks, then a retry of two ids as a new
+/// array with the shard count named (one shard cut short as by a lost node, which
+/// resumes; one finished, which has nothing to do); the merge equals the unsharded run.
+#[test]
+fn the_slurm_recipe_runs_as_a_real_array_job() {
+    if let Some(why) = slurm_missing() {
+        assert!(std::env::var_os("CI").is_none(), "CI is set but {why}");
+        common::skip(&why);
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let cfg = config(
+        &t,
+        "game = \"dominoes\"\ncases = \"5,4 7,6\"\ngames_per_case = 8\nseed = 5\nagents = [\"greedy\", \"random\"]\n",
+    );
+    let whole = whole(&t, &cfg);
+    let out = t.path().join("slurm");
+    let name = format!("arena-test-{}", std::process::id());
+    let _cancel = Cancel(name.clone());
+    let job = sbatch(t.path(), &name, "0-3", &[s(&cfg), s(&out)]);
+    for i in 0..4 {
+        let log = read(&t.path().join(format!("{name}-{job}_{i}.out")));
+        assert!(log.contains(&format!("shard {i}/4")), "task {i}:\n{log}");
+    }
+    // A retry: task 1 as if its node died mid-game (a torn last line), task 2 finished.
+    let shard1 = out.join("shard-1/games.csv");
+    let shard2 = out.join("shard-2/games.csv");
+    let (games1, games2) = (read(&shard1), read(&shard2));
+    let keep = games1
+        .split_inclusive('\n')
+        .take(2)
+        .map(str::len)
+        .sum::<usize>()
+        + 10;
+    std::fs::write(&shard1, &games1[..keep]).unwrap();
+    let retry = sbatch(t.path(), &name, "1,2", &[s(&cfg), s(&out), "4"]);
+    assert_eq!(
+        read(&shard1),
+        games1,
+        "the cut shard resumed to the same games"
+    );
+    assert_eq!(read(&shard2), games2, "the finished shard played nothing");
+    let log = read(&t.path().join(format!("{name}-{retry}_2.out")));
+    assert!(log.contains("nothing to do"), "{log}");
+    let merged = t.path().join("merged");
+    let mut args = vec!["merge".to_owned(), s(&merged).to_owned()];
+    args.extend((0..4).map(|i| s(&out.join(format!("shard-{i}"))).to_owned()));
     arena().args(&args).assert().success();
     assert_same(&whole, &merged);
 }
