@@ -8,8 +8,10 @@
 //! | `endgame` | `greedy`, then perfect play once the stock is empty ([`solver`]); option `nodes` (solver node cap per decision, default 5,000,000; past it: greedy) |
 //! | `pimc` | determinized Monte Carlo search with inference ([`pimc`]); options `k` (worlds per decision, default 1000), `policy` (our rollout policy: `smart`, `greedy`, `tc-server`, `learned`, `learned:weights=FILE`; default `smart`), `opp` (the opponent's rollout policy, the same choices, default `policy`; or `read`: read it from its moves, [`opponent`]), `endgame` (1 or 0, default 1), `nodes` (solver node cap per decision, default 400,000; past it: rollouts) |
 //! | `best` | the strongest: `pimc` with `opp=read` (the same options) |
+//! | `expecti` | expectiminimax over a belief state, chance nodes for draws and passes, the exact solver once the stock is empty ([`expecti`]); options `depth` (plies, default 3), `rollouts` (per leaf, default 8), `worlds` (root samples of the belief, default 400), `read` (1 or 0: weigh them by reading the opponent, default 1), `nodes` (solver node cap per solve, default 100,000) |
 
 mod endgame;
+pub mod expecti;
 mod greedy;
 pub mod inference;
 pub mod opponent;
@@ -19,8 +21,10 @@ mod response;
 pub mod sim;
 pub mod smart;
 pub mod solver;
+mod worlds;
 
 pub use endgame::{EndgamePlayer, endgame_of};
+pub use expecti::{Expecti, ExpectiConfig};
 pub use greedy::Greedy;
 pub use pimc::{Opponent, Pimc, PimcConfig};
 pub use random::Random;
@@ -45,6 +49,7 @@ pub const NAMES: &[&str] = &[
     "learned",
     "tc-server",
     "best",
+    "expecti",
 ];
 
 /// The `pimc` / `best` settings a spec names (`pimc:k=..,policy=..,opp=..,endgame=..`).
@@ -92,6 +97,40 @@ pub fn pimc_config(spec: &Spec) -> Result<PimcConfig, SpecError> {
     })
 }
 
+/// The `expecti` settings a spec names (`expecti:depth=..,rollouts=..,worlds=..,read=..,nodes=..`).
+pub fn expecti_config(spec: &Spec) -> Result<ExpectiConfig, SpecError> {
+    spec.expect_options(&["depth", "rollouts", "worlds", "read", "nodes"])?;
+    let d = ExpectiConfig::default();
+    let at_least_one = |option: &str, value: u32| {
+        if value == 0 {
+            Err(SpecError::BadValue {
+                name: spec.name().to_owned(),
+                option: option.into(),
+                value: "0".into(),
+                reason: "at least 1".into(),
+            })
+        } else {
+            Ok(value)
+        }
+    };
+    let read: u8 = spec.option("read", 1u8)?;
+    if read > 1 {
+        return Err(SpecError::BadValue {
+            name: spec.name().to_owned(),
+            option: "read".into(),
+            value: read.to_string(),
+            reason: "expected 0 or 1".into(),
+        });
+    }
+    Ok(ExpectiConfig {
+        depth: at_least_one("depth", spec.option("depth", d.depth)?)?,
+        rollouts: at_least_one("rollouts", spec.option("rollouts", d.rollouts)?)?,
+        worlds: at_least_one("worlds", spec.option("worlds", d.worlds)?)?,
+        read: read == 1,
+        solver_nodes: spec.option("nodes", d.solver_nodes)?,
+    })
+}
+
 /// Builds the agent a spec names, with its private seed (derived only if it uses one).
 pub fn build(spec: &Spec, seed: impl SeedSource) -> Result<BoxedAgent, SpecError> {
     match spec {
@@ -118,6 +157,7 @@ pub fn build(spec: &Spec, seed: impl SeedSource) -> Result<BoxedAgent, SpecError
             }
             // `best` names the strongest built-in: `pimc` reading its opponent.
             "pimc" | "best" => Ok(Box::new(Pimc::new(pimc_config(spec)?, seed.seed()))),
+            "expecti" => Ok(Box::new(Expecti::new(expecti_config(spec)?, seed.seed()))),
             // The learned evaluator (agents/src/learned/); `tc-server` uses the built-in weights.
             "learned" | "tc-server" => Ok(Box::new(crate::learned::dominoes_agent(spec)?)),
             _ => Err(SpecError::Unknown {

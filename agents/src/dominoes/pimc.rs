@@ -35,16 +35,17 @@ use arena_core::Seat;
 use arena_core::dominoes::{DominoMove, DominoView, Dominoes, Tile};
 use arena_core::{Agent, AgentError};
 use rand_chacha::ChaCha8Rng;
-use rand_chacha::rand_core::{Rng, SeedableRng};
+use rand_chacha::rand_core::SeedableRng;
 
 use super::endgame::endgame_of;
-use super::inference::{Belief, shuffled};
+use super::inference::Belief;
 use super::opponent::{
     Likelihood, Observation, OpponentModel, Reader, default_library, observations,
 };
 use super::response;
 use super::sim::{Policy, Sim};
 use super::solver::{Solution, Solver};
+use super::worlds;
 
 /// Who the opponent is taken to be in rollouts.
 #[derive(Clone, Debug, PartialEq)]
@@ -163,9 +164,7 @@ impl Pimc {
         u64::from(self.config.worlds) * moves as u64
     }
 
-    /// `count` worlds: the opponent's hand and the stock order, from the belief. A
-    /// reading player also gets, for each world and each of the opponent's placements
-    /// `observed`, the tiles of its hand that it already held then (world-major).
+    /// `count` worlds from the belief (see [`worlds::sample`]).
     fn sample_worlds(
         &mut self,
         base: &Sim,
@@ -174,35 +173,10 @@ impl Pimc {
         observed: &[Observation],
     ) -> (Vec<Sim>, Vec<u64>) {
         let reading = self.reader.is_some();
-        let mut held = Vec::new();
-        let worlds = (0..count)
-            .map(|_| {
-                let mut world = *base;
-                let opp = if reading {
-                    let start = held.len();
-                    held.resize(start + observed.len(), 0);
-                    belief.sample_hand_by_group(&mut self.rng, |group, tiles| {
-                        for (h, obs) in held[start..].iter_mut().zip(observed) {
-                            if group.born < obs.at {
-                                *h |= tiles;
-                            }
-                        }
-                    })
-                } else {
-                    belief.sample_hand(&mut self.rng)
-                };
-                world.hands[1] = opp;
-                let n = shuffled(&mut self.rng, belief.unseen & !opp, &mut world.stock);
-                world.stock_front = 0;
-                world.stock_end = n as u8;
-                world
-            })
-            .collect();
-        (worlds, held)
+        worlds::sample(&mut self.rng, reading, base, belief, count, observed)
     }
 
-    /// Reads the opponent's moves over `worlds`; returns each world's weight and the
-    /// model its rollouts use (a fixed opponent: weight 1, model 0).
+    /// Each world's weight and rollout model (see [`worlds::read`]).
     fn read_opponent(
         &mut self,
         view: &DominoView<'_>,
@@ -210,28 +184,14 @@ impl Pimc {
         worlds: &[Sim],
         held: &[u64],
     ) -> Vec<(f64, usize)> {
-        let Some(reader) = self.reader.as_mut() else {
-            return vec![(1.0, 0); worlds.len()];
-        };
-        let joint = reader.update(view, observed, worlds.len(), held);
-        let m = reader.models().len();
-        joint
-            .chunks(m)
-            .map(|row| {
-                let total: f64 = row.iter().sum();
-                // The model of this world's rollouts, drawn by its joint weight.
-                let mut x = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
-                let mut pick = m - 1;
-                for (k, &p) in row.iter().enumerate() {
-                    if x < p {
-                        pick = k;
-                        break;
-                    }
-                    x -= p;
-                }
-                (total, pick)
-            })
-            .collect()
+        worlds::read(
+            &mut self.rng,
+            self.reader.as_mut(),
+            view,
+            observed,
+            worlds,
+            held,
+        )
     }
 
     /// The opponent's rollout policy for a world's model.
