@@ -22,6 +22,7 @@ fn every_builtin_plays_legal_moves_in_every_case() {
         "pimc:k=3,policy=learned,opp=read",
         "best",
         "best:k=5",
+        "best:k=5,late=3",
         "expecti:depth=2,rollouts=2,worlds=20",
         "expecti:depth=3,rollouts=1,worlds=10,read=0",
     ] {

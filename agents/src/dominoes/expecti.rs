@@ -253,7 +253,8 @@ impl Expecti {
         }
     }
 
-    fn decide(&mut self, view: &DominoView<'_>) -> DominoMove {
+    /// The move for `view`.
+    pub fn decide(&mut self, view: &DominoView<'_>) -> DominoMove {
         self.last_work = 0;
         let moves = view.legal_moves();
         if moves.len() == 1 {

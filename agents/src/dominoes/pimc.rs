@@ -38,6 +38,7 @@ use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
 
 use super::endgame::endgame_of;
+use super::expecti::{Expecti, ExpectiConfig};
 use super::inference::Belief;
 use super::opponent::{
     Likelihood, Observation, OpponentModel, Reader, default_library, observations,
@@ -70,6 +71,9 @@ pub struct PimcConfig {
     /// Search nodes allowed for one exact solve (`nodes`); past it the decision falls
     /// back to rollouts. Rare: only lopsided endgames with 25+ tiles in hand need more.
     pub solver_nodes: u64,
+    /// With this many tiles in the stock or fewer (and more than none), decide by the
+    /// [`Expecti`] search instead of rollouts (`late`; 0: never).
+    pub late: u32,
 }
 
 impl Default for PimcConfig {
@@ -80,6 +84,7 @@ impl Default for PimcConfig {
             opponent: Opponent::Fixed(Policy::Smart),
             endgame: true,
             solver_nodes: DEFAULT_SOLVER_NODES,
+            late: 0,
         }
     }
 }
@@ -110,6 +115,8 @@ pub struct Pimc {
     rng: ChaCha8Rng,
     solver: Solver,
     reader: Option<Reader>,
+    /// The search of the last tiles of the stock (`late`).
+    late: Option<Expecti>,
     last_work: u64,
     total_work: u64,
 }
@@ -120,11 +127,22 @@ impl Pimc {
             Opponent::Read(models) => Some(Reader::new(models.clone())),
             Opponent::Fixed(_) => None,
         };
+        let late = (config.late > 0).then(|| {
+            let read = matches!(config.opponent, Opponent::Read(_));
+            Expecti::new(
+                ExpectiConfig {
+                    read,
+                    ..ExpectiConfig::default()
+                },
+                seed ^ LATE_SEED,
+            )
+        });
         Pimc {
             config,
             rng: ChaCha8Rng::seed_from_u64(seed),
             solver: Solver::new(),
             reader,
+            late,
             last_work: 0,
             total_work: 0,
         }
@@ -258,6 +276,12 @@ impl Pimc {
             }
             return best.1;
         }
+        if opponent_hand.is_none()
+            && view.stock() as u32 <= self.config.late
+            && let Some(late) = self.late.as_mut()
+        {
+            return late.decide(view);
+        }
         let count = if belief.exact() && !reading {
             1
         } else {
@@ -356,6 +380,9 @@ impl Pimc {
     }
 }
 
+/// Mixed into the seed of the `late` search, so its generator is not ours.
+const LATE_SEED: u64 = 0x6c61_7465;
+
 /// Models below this posterior weight are left out of the endgame response.
 pub const MODEL_WEIGHT_FLOOR: f64 = 0.01;
 
@@ -391,9 +418,12 @@ pub fn base_sim(view: &DominoView<'_>, belief: &Belief) -> Sim {
 }
 
 impl Agent<Dominoes> for Pimc {
-    fn reset(&mut self, _start: &DominoView<'_>) -> Result<(), AgentError> {
+    fn reset(&mut self, start: &DominoView<'_>) -> Result<(), AgentError> {
         if let Some(r) = self.reader.as_mut() {
             r.reset();
+        }
+        if let Some(late) = self.late.as_mut() {
+            late.reset(start)?;
         }
         Ok(())
     }
