@@ -23,6 +23,7 @@ fn every_builtin_plays_legal_moves_in_every_case() {
         "best",
         "best:k=5",
         "best:k=5,late=3",
+        "best:k=5,blend=0.5",
         "expecti:depth=2,rollouts=2,worlds=20",
         "expecti:depth=3,rollouts=1,worlds=10,read=0",
     ] {
@@ -45,6 +46,8 @@ fn pimc_specs_are_checked() {
         "pimc:policy=deep",
         "pimc:endgame=2",
         "pimc:ms=5",
+        "pimc:blend=1.5",
+        "best:late=x",
         "smart:k=1",
     ] {
         let spec: Spec = bad.parse().unwrap();

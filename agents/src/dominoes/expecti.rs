@@ -263,24 +263,31 @@ impl Expecti {
         if let Some(m) = self.decide_endgame(view) {
             return m;
         }
+        let values = self.move_values(view, &moves);
+        let mut best = 0;
+        for i in 1..moves.len() {
+            if values[i] > values[best] {
+                best = i;
+            }
+        }
+        moves[best]
+    }
+
+    /// The searched value for us (0 loss .. 1 win) of each of `moves`, legal in `view`.
+    pub fn move_values(&mut self, view: &DominoView<'_>, moves: &[DominoMove]) -> Vec<f64> {
         let belief = Belief::of(view);
         let base = base_sim(view, &belief);
         let root = self.root(view, &belief, &base);
         let depth = self.config.depth.max(1);
-        let mut best = (f64::NEG_INFINITY, moves[0]);
-        for &m in &moves {
-            let v = match m {
+        moves
+            .iter()
+            .map(|&m| match m {
                 DominoMove::Place { end, index } => {
                     self.after_ours(&root, view.hand()[index as usize], end, depth)
                 }
-                // A draw is never one of two or more legal moves.
                 DominoMove::Draw | DominoMove::Pass => self.ours(&root, depth),
-            };
-            if v > best.0 {
-                best = (v, m);
-            }
-        }
-        best.1
+            })
+            .collect()
     }
 
     /// With the stock empty: the solver's optimal moves, the one whose rollouts score

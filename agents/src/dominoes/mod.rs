@@ -6,7 +6,7 @@
 //! | `greedy` | heaviest playable tile first |
 //! | `smart` | one-move playability/blocking heuristic ([`smart`]) |
 //! | `endgame` | `greedy`, then perfect play once the stock is empty ([`solver`]); option `nodes` (solver node cap per decision, default 5,000,000; past it: greedy) |
-//! | `pimc` | determinized Monte Carlo search with inference ([`pimc`]); options `k` (worlds per decision, default 1000), `policy` (our rollout policy: `smart`, `greedy`, `tc-server`, `learned`, `learned:weights=FILE`; default `smart`), `opp` (the opponent's rollout policy, the same choices, default `policy`; or `read`: read it from its moves, [`opponent`]), `endgame` (1 or 0, default 1), `nodes` (solver node cap per decision, default 400,000; past it: rollouts), `late` (with 1 to `late` tiles in the stock, decide by the [`expecti`] search; default 0: never) |
+//! | `pimc` | determinized Monte Carlo search with inference ([`pimc`]); options `k` (worlds per decision, default 1000), `policy` (our rollout policy: `smart`, `greedy`, `tc-server`, `learned`, `learned:weights=FILE`; default `smart`), `opp` (the opponent's rollout policy, the same choices, default `policy`; or `read`: read it from its moves, [`opponent`]), `endgame` (1 or 0, default 1), `nodes` (solver node cap per decision, default 400,000; past it: rollouts), `late` (with 1 to `late` tiles in the stock, decide by the [`expecti`] search; default 0: never), `blend` (0 to 1: each move's rollout mean blended with its `expecti` value, this share to the latter; default 0) |
 //! | `best` | the strongest: `pimc` with `opp=read` (the same options) |
 //! | `expecti` | expectiminimax over a belief state, chance nodes for draws and passes, the exact solver once the stock is empty ([`expecti`]); options `depth` (plies, default 3), `rollouts` (per leaf, default 8), `worlds` (root samples of the belief, default 400), `read` (1 or 0: weigh them by reading the opponent, default 1), `nodes` (solver node cap per solve, default 100,000) |
 
@@ -56,7 +56,7 @@ pub const NAMES: &[&str] = &[
 /// `opp=read` reads the opponent against the library ([`opponent`]); `best` reads by
 /// default, `pimc` plays everyone as its own `policy`.
 pub fn pimc_config(spec: &Spec) -> Result<PimcConfig, SpecError> {
-    spec.expect_options(&["k", "policy", "opp", "endgame", "nodes", "late"])?;
+    spec.expect_options(&["k", "policy", "opp", "endgame", "nodes", "late", "blend"])?;
     let d = if spec.name() == "best" {
         PimcConfig::reading()
     } else {
@@ -95,6 +95,13 @@ pub fn pimc_config(spec: &Spec) -> Result<PimcConfig, SpecError> {
         endgame: endgame == 1,
         solver_nodes: spec.option("nodes", d.solver_nodes)?,
         late: spec.option("late", d.late)?,
+        blend: {
+            let b: f64 = spec.option("blend", d.blend)?;
+            if !(0.0..=1.0).contains(&b) {
+                return Err(bad("blend", b.to_string(), "expected 0 to 1"));
+            }
+            b
+        },
     })
 }
 

@@ -74,6 +74,9 @@ pub struct PimcConfig {
     /// With this many tiles in the stock or fewer (and more than none), decide by the
     /// [`Expecti`] search instead of rollouts (`late`; 0: never).
     pub late: u32,
+    /// Each move's rollout mean blended with its [`Expecti`] value, this share (0 to 1)
+    /// to the latter (`blend`; 0: rollouts alone).
+    pub blend: f64,
 }
 
 impl Default for PimcConfig {
@@ -85,6 +88,7 @@ impl Default for PimcConfig {
             endgame: true,
             solver_nodes: DEFAULT_SOLVER_NODES,
             late: 0,
+            blend: 0.0,
         }
     }
 }
@@ -115,8 +119,8 @@ pub struct Pimc {
     rng: ChaCha8Rng,
     solver: Solver,
     reader: Option<Reader>,
-    /// The search of the last tiles of the stock (`late`).
-    late: Option<Expecti>,
+    /// The belief-state search (`late`, `blend`).
+    search: Option<Expecti>,
     last_work: u64,
     total_work: u64,
 }
@@ -127,7 +131,7 @@ impl Pimc {
             Opponent::Read(models) => Some(Reader::new(models.clone())),
             Opponent::Fixed(_) => None,
         };
-        let late = (config.late > 0).then(|| {
+        let search = (config.late > 0 || config.blend > 0.0).then(|| {
             let read = matches!(config.opponent, Opponent::Read(_));
             Expecti::new(
                 ExpectiConfig {
@@ -142,7 +146,7 @@ impl Pimc {
             rng: ChaCha8Rng::seed_from_u64(seed),
             solver: Solver::new(),
             reader,
-            late,
+            search,
             last_work: 0,
             total_work: 0,
         }
@@ -278,9 +282,9 @@ impl Pimc {
         }
         if opponent_hand.is_none()
             && view.stock() as u32 <= self.config.late
-            && let Some(late) = self.late.as_mut()
+            && let Some(search) = self.search.as_mut()
         {
-            return late.decide(view);
+            return search.decide(view);
         }
         let count = if belief.exact() && !reading {
             1
@@ -299,6 +303,21 @@ impl Pimc {
             for (i, &m) in moves.iter().enumerate() {
                 let mut sim = *world;
                 totals[i] += weight * f64::from(self.play_out(&mut sim, view, m, model));
+            }
+        }
+        if self.config.blend > 0.0
+            && opponent_hand.is_none()
+            && let Some(search) = self.search.as_mut()
+        {
+            // Rollout totals to mean scores (half points over the weight rolled out).
+            let used: f64 = weights
+                .iter()
+                .filter(|w| w.0 >= top * NEGLIGIBLE)
+                .map(|w| w.0)
+                .sum();
+            let b = self.config.blend;
+            for (total, v) in totals.iter_mut().zip(search.move_values(view, &moves)) {
+                *total = (1.0 - b) * *total / (2.0 * used) + b * v;
             }
         }
         let mut best = 0;
@@ -380,7 +399,7 @@ impl Pimc {
     }
 }
 
-/// Mixed into the seed of the `late` search, so its generator is not ours.
+/// Mixed into the seed of the belief-state search, so its generator is not ours.
 const LATE_SEED: u64 = 0x6c61_7465;
 
 /// Models below this posterior weight are left out of the endgame response.
@@ -422,8 +441,8 @@ impl Agent<Dominoes> for Pimc {
         if let Some(r) = self.reader.as_mut() {
             r.reset();
         }
-        if let Some(late) = self.late.as_mut() {
-            late.reset(start)?;
+        if let Some(search) = self.search.as_mut() {
+            search.reset(start)?;
         }
         Ok(())
     }
