@@ -48,11 +48,16 @@ fn pimc_specs_are_checked() {
         "pimc:ms=5",
         "pimc:blend=1.5",
         "best:late=x",
+        "best:budget=huge",
         "smart:k=1",
     ] {
         let spec: Spec = bad.parse().unwrap();
         assert!(build(&spec, 0).is_err(), "{bad} was accepted");
     }
+    let tco09 = |s: &str| agents::dominoes::pimc_config(&s.parse().unwrap()).unwrap();
+    assert_eq!(tco09("best:budget=tco09"), tco09("best:k=4000,blend=0.5"));
+    assert_eq!(tco09("best:budget=tco09,k=9").worlds, 9);
+    assert_eq!(tco09("best:budget=default"), tco09("best"));
     let spec: Spec = "pimc:k=7,policy=greedy,endgame=0".parse().unwrap();
     let c = agents::dominoes::pimc_config(&spec).unwrap();
     assert_eq!(c.worlds, 7);
