@@ -6,25 +6,8 @@ use agents::spec::Spec;
 use arena_core::dominoes::{Case, Deal, DominoMove, Dominoes, Endgame};
 use arena_core::{Agent, Game, Seat};
 
-/// Plays one game of `a` (seat A) against `b`, calling `check` before every move with
-/// the position and the chosen move.
-fn play(
-    deal: &Deal,
-    a: &mut dyn Agent<Dominoes>,
-    b: &mut dyn Agent<Dominoes>,
-    mut check: impl FnMut(&Dominoes, DominoMove, Seat),
-) -> Dominoes {
-    let mut game = Dominoes::new(deal);
-    while !game.is_over() {
-        let seat = game.to_move();
-        let agent: &mut dyn Agent<Dominoes> = if seat == Seat::A { &mut *a } else { &mut *b };
-        let m = agent.play(&game.view()).unwrap();
-        assert!(game.is_legal(m), "illegal {m} in\n{game}");
-        check(&game, m, seat);
-        game.play_unchecked(m);
-    }
-    game
-}
+mod dominoes_play;
+use dominoes_play::play;
 
 #[test]
 fn every_builtin_plays_legal_moves_in_every_case() {
@@ -39,6 +22,10 @@ fn every_builtin_plays_legal_moves_in_every_case() {
         "pimc:k=3,policy=learned,opp=read",
         "best",
         "best:k=5",
+        "best:k=5,late=3",
+        "best:k=5,blend=0.5",
+        "expecti:depth=2,rollouts=2,worlds=20",
+        "expecti:depth=3,rollouts=1,worlds=10,read=0",
     ] {
         let spec: Spec = name.parse().unwrap();
         for case in Case::all() {
@@ -59,11 +46,18 @@ fn pimc_specs_are_checked() {
         "pimc:policy=deep",
         "pimc:endgame=2",
         "pimc:ms=5",
+        "pimc:blend=1.5",
+        "best:late=x",
+        "best:budget=huge",
         "smart:k=1",
     ] {
         let spec: Spec = bad.parse().unwrap();
         assert!(build(&spec, 0).is_err(), "{bad} was accepted");
     }
+    let tco09 = |s: &str| agents::dominoes::pimc_config(&s.parse().unwrap()).unwrap();
+    assert_eq!(tco09("best:budget=tco09"), tco09("best:k=4000,blend=0.5"));
+    assert_eq!(tco09("best:budget=tco09,k=9").worlds, 9);
+    assert_eq!(tco09("best:budget=default"), tco09("best"));
     let spec: Spec = "pimc:k=7,policy=greedy,endgame=0".parse().unwrap();
     let c = agents::dominoes::pimc_config(&spec).unwrap();
     assert_eq!(c.worlds, 7);

@@ -6,10 +6,12 @@
 //! | `greedy` | heaviest playable tile first |
 //! | `smart` | one-move playability/blocking heuristic ([`smart`]) |
 //! | `endgame` | `greedy`, then perfect play once the stock is empty ([`solver`]); option `nodes` (solver node cap per decision, default 5,000,000; past it: greedy) |
-//! | `pimc` | determinized Monte Carlo search with inference ([`pimc`]); options `k` (worlds per decision, default 1000), `policy` (our rollout policy: `smart`, `greedy`, `tc-server`, `learned`, `learned:weights=FILE`; default `smart`), `opp` (the opponent's rollout policy, the same choices, default `policy`; or `read`: read it from its moves, [`opponent`]), `endgame` (1 or 0, default 1), `nodes` (solver node cap per decision, default 400,000; past it: rollouts) |
+//! | `pimc` | determinized Monte Carlo search with inference ([`pimc`]); options `k` (worlds per decision, default 1000), `policy` (our rollout policy: `smart`, `greedy`, `tc-server`, `learned`, `learned:weights=FILE`; default `smart`), `opp` (the opponent's rollout policy, the same choices, default `policy`; or `read`: read it from its moves, [`opponent`]), `endgame` (1 or 0, default 1), `nodes` (solver node cap per decision, default 400,000; past it: rollouts), `late` (with 1 to `late` tiles in the stock, decide by the [`expecti`] search; default 0: never), `blend` (0 to 1: each move's rollout mean blended with its `expecti` value, this share to the latter; default 0), `budget` (`default`, or `tco09`: defaults `k=4000,blend=0.5`, about TCO09's time budget) |
 //! | `best` | the strongest: `pimc` with `opp=read` (the same options) |
+//! | `expecti` | expectiminimax over a belief state, chance nodes for draws and passes, the exact solver once the stock is empty ([`expecti`]); options `depth` (plies, default 3), `rollouts` (per leaf, default 8), `worlds` (root samples of the belief, default 400), `read` (1 or 0: weigh them by reading the opponent, default 1), `nodes` (solver node cap per solve, default 100,000) |
 
 mod endgame;
+pub mod expecti;
 mod greedy;
 pub mod inference;
 pub mod opponent;
@@ -19,8 +21,10 @@ mod response;
 pub mod sim;
 pub mod smart;
 pub mod solver;
+mod worlds;
 
 pub use endgame::{EndgamePlayer, endgame_of};
+pub use expecti::{Expecti, ExpectiConfig};
 pub use greedy::Greedy;
 pub use pimc::{Opponent, Pimc, PimcConfig};
 pub use random::Random;
@@ -45,14 +49,23 @@ pub const NAMES: &[&str] = &[
     "learned",
     "tc-server",
     "best",
+    "expecti",
 ];
+
+/// Worlds per decision at `budget=tco09`.
+pub const TCO09_WORLDS: u32 = 4000;
+
+/// The share of the `expecti` value at `budget=tco09`.
+pub const TCO09_BLEND: f64 = 0.5;
 
 /// The `pimc` / `best` settings a spec names (`pimc:k=..,policy=..,opp=..,endgame=..`).
 /// `opp=read` reads the opponent against the library ([`opponent`]); `best` reads by
 /// default, `pimc` plays everyone as its own `policy`.
 pub fn pimc_config(spec: &Spec) -> Result<PimcConfig, SpecError> {
-    spec.expect_options(&["k", "policy", "opp", "endgame", "nodes"])?;
-    let d = if spec.name() == "best" {
+    spec.expect_options(&[
+        "k", "policy", "opp", "endgame", "nodes", "late", "blend", "budget",
+    ])?;
+    let mut d = if spec.name() == "best" {
         PimcConfig::reading()
     } else {
         PimcConfig::default()
@@ -63,6 +76,17 @@ pub fn pimc_config(spec: &Spec) -> Result<PimcConfig, SpecError> {
         value,
         reason: reason.into(),
     };
+    let budget: String = spec.option("budget", "default".to_owned())?;
+    match budget.as_str() {
+        "default" => {}
+        // TCO09's budget (100 s per case of 100 games, one core): about 4 times the
+        // rollouts, and the expecti search blended in (measured in docs/benchmarks.md).
+        "tco09" => {
+            d.worlds = TCO09_WORLDS;
+            d.blend = TCO09_BLEND;
+        }
+        other => return Err(bad("budget", other.into(), "expected default or tco09")),
+    }
     let worlds: u32 = spec.option("k", d.worlds)?;
     if worlds == 0 {
         return Err(bad("k", "0".into(), "at least one world"));
@@ -88,6 +112,48 @@ pub fn pimc_config(spec: &Spec) -> Result<PimcConfig, SpecError> {
         policy,
         opponent,
         endgame: endgame == 1,
+        solver_nodes: spec.option("nodes", d.solver_nodes)?,
+        late: spec.option("late", d.late)?,
+        blend: {
+            let b: f64 = spec.option("blend", d.blend)?;
+            if !(0.0..=1.0).contains(&b) {
+                return Err(bad("blend", b.to_string(), "expected 0 to 1"));
+            }
+            b
+        },
+    })
+}
+
+/// The `expecti` settings a spec names (`expecti:depth=..,rollouts=..,worlds=..,read=..,nodes=..`).
+pub fn expecti_config(spec: &Spec) -> Result<ExpectiConfig, SpecError> {
+    spec.expect_options(&["depth", "rollouts", "worlds", "read", "nodes"])?;
+    let d = ExpectiConfig::default();
+    let at_least_one = |option: &str, value: u32| {
+        if value == 0 {
+            Err(SpecError::BadValue {
+                name: spec.name().to_owned(),
+                option: option.into(),
+                value: "0".into(),
+                reason: "at least 1".into(),
+            })
+        } else {
+            Ok(value)
+        }
+    };
+    let read: u8 = spec.option("read", 1u8)?;
+    if read > 1 {
+        return Err(SpecError::BadValue {
+            name: spec.name().to_owned(),
+            option: "read".into(),
+            value: read.to_string(),
+            reason: "expected 0 or 1".into(),
+        });
+    }
+    Ok(ExpectiConfig {
+        depth: at_least_one("depth", spec.option("depth", d.depth)?)?,
+        rollouts: at_least_one("rollouts", spec.option("rollouts", d.rollouts)?)?,
+        worlds: at_least_one("worlds", spec.option("worlds", d.worlds)?)?,
+        read: read == 1,
         solver_nodes: spec.option("nodes", d.solver_nodes)?,
     })
 }
@@ -118,6 +184,7 @@ pub fn build(spec: &Spec, seed: impl SeedSource) -> Result<BoxedAgent, SpecError
             }
             // `best` names the strongest built-in: `pimc` reading its opponent.
             "pimc" | "best" => Ok(Box::new(Pimc::new(pimc_config(spec)?, seed.seed()))),
+            "expecti" => Ok(Box::new(Expecti::new(expecti_config(spec)?, seed.seed()))),
             // The learned evaluator (agents/src/learned/); `tc-server` uses the built-in weights.
             "learned" | "tc-server" => Ok(Box::new(crate::learned::dominoes_agent(spec)?)),
             _ => Err(SpecError::Unknown {

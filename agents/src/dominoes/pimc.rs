@@ -35,16 +35,18 @@ use arena_core::Seat;
 use arena_core::dominoes::{DominoMove, DominoView, Dominoes, Tile};
 use arena_core::{Agent, AgentError};
 use rand_chacha::ChaCha8Rng;
-use rand_chacha::rand_core::{Rng, SeedableRng};
+use rand_chacha::rand_core::SeedableRng;
 
 use super::endgame::endgame_of;
-use super::inference::{Belief, shuffled};
+use super::expecti::{Expecti, ExpectiConfig};
+use super::inference::Belief;
 use super::opponent::{
     Likelihood, Observation, OpponentModel, Reader, default_library, observations,
 };
 use super::response;
 use super::sim::{Policy, Sim};
 use super::solver::{Solution, Solver};
+use super::worlds;
 
 /// Who the opponent is taken to be in rollouts.
 #[derive(Clone, Debug, PartialEq)]
@@ -69,6 +71,12 @@ pub struct PimcConfig {
     /// Search nodes allowed for one exact solve (`nodes`); past it the decision falls
     /// back to rollouts. Rare: only lopsided endgames with 25+ tiles in hand need more.
     pub solver_nodes: u64,
+    /// With this many tiles in the stock or fewer (and more than none), decide by the
+    /// [`Expecti`] search instead of rollouts (`late`; 0: never).
+    pub late: u32,
+    /// Each move's rollout mean blended with its [`Expecti`] value, this share (0 to 1)
+    /// to the latter (`blend`; 0: rollouts alone).
+    pub blend: f64,
 }
 
 impl Default for PimcConfig {
@@ -79,6 +87,8 @@ impl Default for PimcConfig {
             opponent: Opponent::Fixed(Policy::Smart),
             endgame: true,
             solver_nodes: DEFAULT_SOLVER_NODES,
+            late: 0,
+            blend: 0.0,
         }
     }
 }
@@ -109,6 +119,8 @@ pub struct Pimc {
     rng: ChaCha8Rng,
     solver: Solver,
     reader: Option<Reader>,
+    /// The belief-state search (`late`, `blend`).
+    search: Option<Expecti>,
     last_work: u64,
     total_work: u64,
 }
@@ -119,11 +131,22 @@ impl Pimc {
             Opponent::Read(models) => Some(Reader::new(models.clone())),
             Opponent::Fixed(_) => None,
         };
+        let search = (config.late > 0 || config.blend > 0.0).then(|| {
+            let read = matches!(config.opponent, Opponent::Read(_));
+            Expecti::new(
+                ExpectiConfig {
+                    read,
+                    ..ExpectiConfig::default()
+                },
+                seed ^ LATE_SEED,
+            )
+        });
         Pimc {
             config,
             rng: ChaCha8Rng::seed_from_u64(seed),
             solver: Solver::new(),
             reader,
+            search,
             last_work: 0,
             total_work: 0,
         }
@@ -163,9 +186,7 @@ impl Pimc {
         u64::from(self.config.worlds) * moves as u64
     }
 
-    /// `count` worlds: the opponent's hand and the stock order, from the belief. A
-    /// reading player also gets, for each world and each of the opponent's placements
-    /// `observed`, the tiles of its hand that it already held then (world-major).
+    /// `count` worlds from the belief (see [`worlds::sample`]).
     fn sample_worlds(
         &mut self,
         base: &Sim,
@@ -174,35 +195,10 @@ impl Pimc {
         observed: &[Observation],
     ) -> (Vec<Sim>, Vec<u64>) {
         let reading = self.reader.is_some();
-        let mut held = Vec::new();
-        let worlds = (0..count)
-            .map(|_| {
-                let mut world = *base;
-                let opp = if reading {
-                    let start = held.len();
-                    held.resize(start + observed.len(), 0);
-                    belief.sample_hand_by_group(&mut self.rng, |group, tiles| {
-                        for (h, obs) in held[start..].iter_mut().zip(observed) {
-                            if group.born < obs.at {
-                                *h |= tiles;
-                            }
-                        }
-                    })
-                } else {
-                    belief.sample_hand(&mut self.rng)
-                };
-                world.hands[1] = opp;
-                let n = shuffled(&mut self.rng, belief.unseen & !opp, &mut world.stock);
-                world.stock_front = 0;
-                world.stock_end = n as u8;
-                world
-            })
-            .collect();
-        (worlds, held)
+        worlds::sample(&mut self.rng, reading, base, belief, count, observed)
     }
 
-    /// Reads the opponent's moves over `worlds`; returns each world's weight and the
-    /// model its rollouts use (a fixed opponent: weight 1, model 0).
+    /// Each world's weight and rollout model (see [`worlds::read`]).
     fn read_opponent(
         &mut self,
         view: &DominoView<'_>,
@@ -210,28 +206,14 @@ impl Pimc {
         worlds: &[Sim],
         held: &[u64],
     ) -> Vec<(f64, usize)> {
-        let Some(reader) = self.reader.as_mut() else {
-            return vec![(1.0, 0); worlds.len()];
-        };
-        let joint = reader.update(view, observed, worlds.len(), held);
-        let m = reader.models().len();
-        joint
-            .chunks(m)
-            .map(|row| {
-                let total: f64 = row.iter().sum();
-                // The model of this world's rollouts, drawn by its joint weight.
-                let mut x = (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * total;
-                let mut pick = m - 1;
-                for (k, &p) in row.iter().enumerate() {
-                    if x < p {
-                        pick = k;
-                        break;
-                    }
-                    x -= p;
-                }
-                (total, pick)
-            })
-            .collect()
+        worlds::read(
+            &mut self.rng,
+            self.reader.as_mut(),
+            view,
+            observed,
+            worlds,
+            held,
+        )
     }
 
     /// The opponent's rollout policy for a world's model.
@@ -298,6 +280,12 @@ impl Pimc {
             }
             return best.1;
         }
+        if opponent_hand.is_none()
+            && view.stock() as u32 <= self.config.late
+            && let Some(search) = self.search.as_mut()
+        {
+            return search.decide(view);
+        }
         let count = if belief.exact() && !reading {
             1
         } else {
@@ -315,6 +303,21 @@ impl Pimc {
             for (i, &m) in moves.iter().enumerate() {
                 let mut sim = *world;
                 totals[i] += weight * f64::from(self.play_out(&mut sim, view, m, model));
+            }
+        }
+        if self.config.blend > 0.0
+            && opponent_hand.is_none()
+            && let Some(search) = self.search.as_mut()
+        {
+            // Rollout totals to mean scores (half points over the weight rolled out).
+            let used: f64 = weights
+                .iter()
+                .filter(|w| w.0 >= top * NEGLIGIBLE)
+                .map(|w| w.0)
+                .sum();
+            let b = self.config.blend;
+            for (total, v) in totals.iter_mut().zip(search.move_values(view, &moves)) {
+                *total = (1.0 - b) * *total / (2.0 * used) + b * v;
             }
         }
         let mut best = 0;
@@ -396,6 +399,9 @@ impl Pimc {
     }
 }
 
+/// Mixed into the seed of the belief-state search, so its generator is not ours.
+const LATE_SEED: u64 = 0x6c61_7465;
+
 /// Models below this posterior weight are left out of the endgame response.
 pub const MODEL_WEIGHT_FLOOR: f64 = 0.01;
 
@@ -431,9 +437,12 @@ pub fn base_sim(view: &DominoView<'_>, belief: &Belief) -> Sim {
 }
 
 impl Agent<Dominoes> for Pimc {
-    fn reset(&mut self, _start: &DominoView<'_>) -> Result<(), AgentError> {
+    fn reset(&mut self, start: &DominoView<'_>) -> Result<(), AgentError> {
         if let Some(r) = self.reader.as_mut() {
             r.reset();
+        }
+        if let Some(search) = self.search.as_mut() {
+            search.reset(start)?;
         }
         Ok(())
     }

@@ -115,6 +115,28 @@ impl Solver {
         }
     }
 
+    /// [`Solver::value_masks`] within a budget of `max_nodes` search nodes: `None`
+    /// when the budget runs out first.
+    pub fn value_within(
+        &mut self,
+        me: u64,
+        opp: u64,
+        (l, r): (u8, u8),
+        pass: bool,
+        max_nodes: u64,
+    ) -> Option<u8> {
+        self.limit = self.nodes.saturating_add(max_nodes);
+        self.aborted = false;
+        let v = self.value_masks(me, opp, l, r, pass);
+        self.limit = u64::MAX;
+        if self.aborted {
+            self.aborted = false;
+            None
+        } else {
+            Some(v)
+        }
+    }
+
     /// Search nodes visited since construction.
     pub fn nodes(&self) -> u64 {
         self.nodes
