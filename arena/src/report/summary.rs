@@ -54,8 +54,8 @@ impl CellReport {
         forfeits: &[[u64; FORFEIT_KINDS]; 2],
     ) -> CellReport {
         let wilson = Wilson::from_wdl(wdl, Z_95);
-        let elo = EloEstimate::from_pentanomial(pentanomial, Z_95);
         let pairs = PairInterval::from_pentanomial(pentanomial, Z_95);
+        let elo = EloEstimate::from_pair_interval(pentanomial, &pairs);
         let p = pentanomial.0;
         CellReport {
             agent_a: a.to_owned(),

@@ -86,9 +86,14 @@ impl EloEstimate {
     /// both bounds are clamped into `[s_min, 1 − s_min]` before they become Elo, so a sweep
     /// reports the same finite floor as before, as its estimate and as its bound.
     pub fn from_pentanomial(pentanomial: &Pentanomial, z: f64) -> Self {
+        let i = PairInterval::from_pentanomial(pentanomial, z);
+        Self::from_pair_interval(pentanomial, &i)
+    }
+
+    /// The same, from the pairs' interval already computed (`i` of `pentanomial`).
+    pub fn from_pair_interval(pentanomial: &Pentanomial, i: &PairInterval) -> Self {
         let floor = Regularised::new(pentanomial.0).sweep_floor();
         let clamp = |s: f64| s.clamp(floor, 1.0 - floor);
-        let i = PairInterval::from_pentanomial(pentanomial, z);
         let (lower, upper) = (
             elo_from_score(clamp(i.lower)),
             elo_from_score(clamp(i.upper)),

@@ -89,9 +89,10 @@ fn null_variance(weights: &[f64; 5], mu: f64) -> f64 {
     };
     // Open bounds: 1 + θ(a − μ) > 0 for a = 0 and a = 1.
     let (mut low, mut high) = (-1.0 / (1.0 - mu), 1.0 / mu);
-    for _ in 0..200 {
+    // Until the bracket is as narrow as doubles allow (about 50 halvings).
+    for _ in 0..80 {
         let mid = 0.5 * (low + high);
-        if mid <= low || mid >= high {
+        if mid <= low || mid >= high || high - low < 1e-14 * (1.0 + low.abs().max(high.abs())) {
             break;
         }
         if moment(mid) > 0.0 {
@@ -110,11 +111,11 @@ fn null_variance(weights: &[f64; 5], mu: f64) -> f64 {
 }
 
 /// The candidate score farthest from `from` toward `edge` that `rejects` keeps (`≤ 0`):
-/// a scan in 256 steps finds the outermost kept step, bisection refines the crossing just
+/// a scan in 32 steps finds the outermost kept step, bisection refines the crossing just
 /// beyond it. `rejects(from) ≤ 0` always holds, so the result lies between `from` and
 /// `edge` and the interval always contains the sample score.
 fn outermost_kept(rejects: &impl Fn(f64) -> f64, from: f64, edge: f64) -> f64 {
-    const STEPS: usize = 256;
+    const STEPS: usize = 32;
     if rejects(edge) <= 0.0 {
         return edge;
     }
@@ -124,7 +125,7 @@ fn outermost_kept(rejects: &impl Fn(f64) -> f64, from: f64, edge: f64) -> f64 {
         .find(|&k| rejects(at(k)) <= 0.0)
         .unwrap_or(0);
     let (mut inside, mut outside) = (at(kept), at(kept + 1));
-    for _ in 0..60 {
+    for _ in 0..52 {
         let mid = 0.5 * (inside + outside);
         if rejects(mid) <= 0.0 {
             inside = mid;
