@@ -36,6 +36,8 @@
 //! one, so it ends), into one where no left-half move directly follows a far-right
 //! move played from a settled board.
 
+use arena_core::puzzle::dust::CELLS;
+
 use super::slack::{ALL, NOT_LEFT, NOT_RIGHT};
 
 pub(super) const LEFT_HALF: u64 = 0x0f0f_0f0f_0f0f;
@@ -99,26 +101,99 @@ pub(super) struct Cluster {
     pub touched_by: u64,
 }
 
+/// Sets of colours are 5-bit masks, bit `c - 1` for colour `c`; a *family* of such sets
+/// is a 32-bit mask, bit `s` for the set `s`. `MEETS[t]`: the sets that meet `t`.
+const MEETS: [u32; 32] = {
+    let mut meets = [0u32; 32];
+    let mut t = 0;
+    while t < 32 {
+        let mut s = 0;
+        while s < 32 {
+            if s & t != 0 {
+                meets[t] |= 1 << s;
+            }
+            s += 1;
+        }
+        t += 1;
+    }
+    meets
+};
+
+/// Per colour (bit `c - 1`), the sets that do not hold it.
+const WITHOUT: [u32; 5] = {
+    let mut without = [0u32; 5];
+    let mut c = 0;
+    while c < 5 {
+        let mut s = 0;
+        while s < 32 {
+            if s >> c & 1 == 0 {
+                without[c] |= 1 << s;
+            }
+            s += 1;
+        }
+        c += 1;
+    }
+    without
+};
+
 /// False only if, after removing `removed` (possibly nothing) from the settled board
-/// whose clusters are `clusters` (grouped by colour), the board cannot be cleared with one click per colour
+/// whose clusters are `clusters`, the board cannot be cleared with one click per colour
 /// left, by the corollary applied to every order of the colours: the cells changed by
 /// removing `removed` and then colours C1..Cj are inside `cone(removed ∪ C1 ∪ … ∪ Cj)`
 /// taken on this board (a cone contains the cone of any set inside it, and each
 /// colour's cells lie, after the earlier removals, either where they were or inside
 /// the earlier removals' cone). True means "maybe".
+///
+/// Colour c may be one cluster once `removed` and the colours of a set S are gone when
+/// it has one cluster left, or every cluster left is touched by `removed` or by a colour
+/// of S. So, per colour, the family of such S is an AND over its clusters, and the
+/// orders are searched all at once: the sets of colours that can be cleared one by one
+/// in some order grow one colour a round, as bits of a 32-bit family.
+#[allow(clippy::needless_range_loop)] // `c` indexes four per-colour arrays
 pub(super) fn may_clear_colour_by_colour(clusters: &Clusters<'_>, removed: u64) -> bool {
-    let present = (1..6)
-        .filter(|&c| clusters.cells[c] & !removed != 0)
-        .fold(0u8, |m, c| m | 1 << c);
-    let mut failed = 0u64;
-    clusters.clear_from(removed, present, 0, &mut failed)
+    let mut may_be_single = [u32::MAX; 6];
+    let mut present = 0usize;
+    for c in 1..6 {
+        let left = clusters.count[c] - u32::from(clusters.cells[c] & removed != 0);
+        if left > 1 {
+            // In a register, colour by colour: an AND through memory stalls on itself.
+            let (from, to) = clusters.range[c];
+            may_be_single[c] = clusters.clusters[from..to]
+                .iter()
+                .zip(&clusters.meets[from..to])
+                .fold(u32::MAX, |family, (cluster, &meets)| {
+                    let touched = cluster.touched_by & removed != 0;
+                    family & (meets | 0u32.wrapping_sub(u32::from(touched)))
+                });
+        }
+        if clusters.cells[c] & !removed != 0 {
+            present |= 1 << (c - 1);
+        }
+    }
+    let mut reached = 1u32;
+    for _ in 0..present.count_ones() {
+        let mut next = reached;
+        for c in 1..6 {
+            if present >> (c - 1) & 1 == 1 {
+                next |= (reached & may_be_single[c] & WITHOUT[c - 1]) << (1 << (c - 1));
+            }
+        }
+        if next >> present & 1 == 1 {
+            return true;
+        }
+        reached = next;
+    }
+    reached >> present & 1 == 1
 }
 
-/// The clusters of a board, grouped by colour.
+/// The clusters of a board, grouped by colour, with what the cone test needs of them.
 pub(super) struct Clusters<'a> {
     clusters: &'a [Cluster],
-    /// Per colour: its cells, and its clusters' range in `clusters`.
+    /// Per cluster, the sets of colours one of which touches it ([`MEETS`]).
+    meets: [u32; CELLS],
+    /// Per colour: its cells, its number of clusters and their range in `clusters`.
     cells: [u64; 6],
+    count: [u32; 6],
     range: [(usize, usize); 6],
 }
 
@@ -127,58 +202,31 @@ impl<'a> Clusters<'a> {
     pub(super) fn new(clusters: &'a [Cluster]) -> Self {
         let mut grouped = Clusters {
             clusters,
+            meets: [0; CELLS],
             cells: [0; 6],
+            count: [0; 6],
             range: [(0, 0); 6],
         };
         for (i, cluster) in clusters.iter().enumerate() {
             let c = usize::from(cluster.colour);
-            if grouped.range[c].1 == 0 {
+            if grouped.count[c] == 0 {
                 grouped.range[c].0 = i;
             }
             debug_assert!(
-                grouped.range[c].1 == 0 || grouped.range[c].1 == i,
+                grouped.count[c] == 0 || grouped.range[c].1 == i,
                 "grouped by colour"
             );
             grouped.range[c].1 = i + 1;
             grouped.cells[c] |= cluster.cells;
+            grouped.count[c] += 1;
+        }
+        for (cluster, meets) in clusters.iter().zip(&mut grouped.meets) {
+            let touching = (1..6)
+                .filter(|&c| cluster.touched_by & grouped.cells[c] != 0)
+                .fold(0, |t, c| t | 1 << (c - 1));
+            *meets = MEETS[touching];
         }
         grouped
-    }
-
-    /// Whether colour `c` may be one cluster once the cells `gone` are removed: it has
-    /// one cluster left, or every cluster left is touched by the removal.
-    fn may_be_single(&self, c: usize, removed: u64, gone: u64) -> bool {
-        let (from, to) = self.range[c];
-        let mut left = self.clusters[from..to]
-            .iter()
-            .filter(|k| k.cells != removed);
-        let first = left.next().map_or(0, |k| k.touched_by);
-        let mut rest = left.peekable();
-        rest.peek().is_none() || first & gone != 0 && rest.all(|k| k.touched_by & gone != 0)
-    }
-
-    /// Whether the colours of `present` not in `cleared` may still be cleared one click
-    /// each, after `removed` and the colours of `cleared` (`failed`: bit i set when the
-    /// set of cleared colours i is known not to).
-    fn clear_from(&self, removed: u64, present: u8, cleared: u8, failed: &mut u64) -> bool {
-        if cleared == present {
-            return true;
-        }
-        if *failed >> cleared & 1 == 1 {
-            return false;
-        }
-        let gone = (1..6)
-            .filter(|&c| cleared >> c & 1 == 1)
-            .fold(removed, |g, c| g | self.cells[c]);
-        for c in (1..6).filter(|&c| (present & !cleared) >> c & 1 == 1) {
-            if self.may_be_single(c, removed, gone)
-                && self.clear_from(removed, present, cleared | 1 << c, failed)
-            {
-                return true;
-            }
-        }
-        *failed |= 1 << cleared;
-        false
     }
 }
 
@@ -218,6 +266,25 @@ mod tests {
             })
     }
 
+    /// The corollary's rule applied order by order, one colour at a time (what the
+    /// subset families of [`may_clear_colour_by_colour`] compute all at once).
+    fn clears_in_some_order(clusters: &[Cluster], removed: u64, cleared: u8) -> bool {
+        let colours = |c: u8| clusters.iter().filter(move |k| k.colour == c);
+        let gone = (1..6u8)
+            .filter(|&c| cleared >> c & 1 == 1)
+            .flat_map(colours)
+            .fold(removed, |g, k| g | k.cells);
+        let left = |c: u8| colours(c).filter(|k| k.cells != removed);
+        let present: Vec<u8> = (1..6u8)
+            .filter(|&c| cleared >> c & 1 == 0 && colours(c).any(|k| k.cells & !removed != 0))
+            .collect();
+        present.is_empty()
+            || present.iter().any(|&c| {
+                let single = left(c).count() <= 1 || left(c).all(|k| k.touched_by & gone != 0);
+                single && clears_in_some_order(clusters, removed, cleared | 1 << c)
+            })
+    }
+
     /// Every click of every board met in random games: the board is settled, cells
     /// outside the cone keep their colour, and a "no" from the corollary is right.
     #[test]
@@ -239,7 +306,9 @@ mod tests {
                     for c in (0..CELLS).filter(|&c| outside >> c & 1 == 1) {
                         assert_eq!(after.cells[c], board.cells[c], "{board} cell {c}");
                     }
-                    if !may_clear_colour_by_colour(&Clusters::new(&clusters), cluster.cells) {
+                    let may = may_clear_colour_by_colour(&Clusters::new(&clusters), cluster.cells);
+                    assert_eq!(may, clears_in_some_order(&clusters, cluster.cells, 0));
+                    if !may {
                         assert!(!clears_colour_by_colour(&after), "{board}");
                         refused += 1;
                     }
