@@ -35,6 +35,15 @@
 //! swap of such a pair at a time (each swap puts a left-half move before a far-right
 //! one, so it ends), into one where no left-half move directly follows a far-right
 //! move played from a settled board.
+//!
+//! **Mirrored.** The same holds with the halves exchanged: A a cluster inside the
+//! right half and B a cluster of P·A inside columns 0..=2 (A's cone stays in the right
+//! half, so B and its neighbours, all in columns 0..=3, are as in P; B's cone stays in
+//! columns 0..=2, and A's neighbours are all in columns 3..=7). Both swaps put a
+//! left-half move before a right-half one, so the pairs in the other order drop by one
+//! a swap and reordering still ends: every answer has an order where neither a
+//! left-half move directly follows a far-right one nor a move inside columns 0..=2 a
+//! right-half one, each played from a settled board.
 
 use arena_core::puzzle::dust::CELLS;
 
@@ -43,7 +52,9 @@ use super::slack::{ALL, NOT_LEFT, NOT_RIGHT};
 pub(super) const LEFT_HALF: u64 = 0x0f0f_0f0f_0f0f;
 /// Columns 5..=7.
 pub(super) const FAR_RIGHT: u64 = 0xe0e0_e0e0_e0e0;
-const RIGHT_HALF: u64 = 0xf0f0_f0f0_f0f0;
+/// Columns 0..=2.
+pub(super) const FAR_LEFT: u64 = 0x0707_0707_0707;
+pub(super) const RIGHT_HALF: u64 = 0xf0f0_f0f0_f0f0;
 const ROW_0: u64 = 0xff;
 const COLUMN_3: u64 = 0x0808_0808_0808;
 const COLUMN_4: u64 = 0x1010_1010_1010;
@@ -323,40 +334,43 @@ mod tests {
         assert!(clicks > 30_000 && refused > 5_000, "{clicks} {refused}");
     }
 
-    /// The commuting-moves lemma on every such pair of random games' boards.
+    /// The commuting-moves lemma and its mirror on every such pair of random games'
+    /// boards.
     #[test]
-    fn far_right_then_left_half_moves_commute() {
-        let mut pairs = 0;
-        let mut pick = 13u64;
-        for seed in 0..60 {
-            let mut board = Dust::generate(seed);
-            while !board.is_clear() {
-                let clusters = board.clusters();
-                for &(_, far_right) in clusters.iter().filter(|(_, k)| k & !FAR_RIGHT == 0) {
-                    let mut after = board;
-                    after.remove(far_right);
-                    for (cell, left) in after.clusters() {
-                        if left & !LEFT_HALF != 0 {
-                            continue;
+    fn right_then_left_moves_commute() {
+        for (first_in, then_in) in [(FAR_RIGHT, LEFT_HALF), (RIGHT_HALF, FAR_LEFT)] {
+            let mut pairs = 0;
+            let mut pick = 13u64;
+            for seed in 0..60 {
+                let mut board = Dust::generate(seed);
+                while !board.is_clear() {
+                    let clusters = board.clusters();
+                    for &(_, first) in clusters.iter().filter(|(_, k)| k & !first_in == 0) {
+                        let mut after = board;
+                        after.remove(first);
+                        for (cell, then) in after.clusters() {
+                            if then & !then_in != 0 {
+                                continue;
+                            }
+                            assert_eq!(board.cluster(cell), then, "{board}");
+                            let (mut one, mut other) = (after, board);
+                            one.remove(then);
+                            other.remove(then);
+                            let first_cell = first.trailing_zeros() as usize;
+                            assert_eq!(other.cluster(first_cell), first, "{board}");
+                            other.remove(first);
+                            assert_eq!(one, other, "{board}");
+                            pairs += 1;
                         }
-                        assert_eq!(board.cluster(cell), left, "{board}");
-                        let (mut one, mut other) = (after, board);
-                        one.remove(left);
-                        other.remove(left);
-                        let far_cell = far_right.trailing_zeros() as usize;
-                        assert_eq!(other.cluster(far_cell), far_right, "{board}");
-                        other.remove(far_right);
-                        assert_eq!(one, other, "{board}");
-                        pairs += 1;
                     }
+                    pick = pick
+                        .wrapping_mul(6364136223846793005)
+                        .wrapping_add(1442695040888963407);
+                    board.remove(clusters[(pick >> 33) as usize % clusters.len()].1);
                 }
-                pick = pick
-                    .wrapping_mul(6364136223846793005)
-                    .wrapping_add(1442695040888963407);
-                board.remove(clusters[(pick >> 33) as usize % clusters.len()].1);
             }
+            assert!(pairs > 10_000, "{pairs}");
         }
-        assert!(pairs > 10_000, "{pairs}");
     }
 
     /// `touched_by` is the cone read backwards: `touched_by(J)` meets G exactly when

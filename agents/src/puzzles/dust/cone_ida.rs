@@ -7,33 +7,34 @@
 //!   [`may_clear_colour_by_colour`] proves from the parent's clusters alone, for most
 //!   such moves, that no order of the colours can do it; those children are never made
 //!   (about four in five of them on random boards).
-//! - **Commuting moves.** A move inside columns 5..=7 and a next move inside the left
-//!   half commute (same board after both orders, both legal in both), so after a move
-//!   inside columns 5..=7, moves inside the left half are not tried: the other order
-//!   is searched from the parent. Since what a board's search tries then depends on how
-//!   it was reached, the transposition table keeps a board's refutations per context
-//!   (every move tried, or left-half moves left out); one with every move tried holds
-//!   in both.
+//! - **Commuting moves.** A move inside the left half and one inside columns 5..=7
+//!   commute, and so do one inside columns 0..=2 and one inside the right half (same
+//!   board after both orders, both legal in both), so the left one is searched first
+//!   only: after a move inside columns 5..=7, moves inside the left half are not tried,
+//!   and after one inside the right half, moves inside columns 0..=2. Since what a
+//!   board's search tries then depends on how it was reached, the transposition table
+//!   keeps a board's refutations per context (every move tried; columns 0..=2 left
+//!   out; the left half left out); one holds in every context that tries fewer moves.
 //!
 //! Otherwise the search is `SlackIda`'s: larger clusters first, colour-clearing moves
-//! before them; a transposition table from five moves left up.
+//! before them; a transposition table ([`super::table`]) from five moves left up.
 
 use arena_core::puzzle::dust::{Answer, Board, CELLS, Dust, Move};
 
 use super::super::{Solved, Solver};
 use super::bits::Planes;
 use super::cone::{
-    Cluster, Clusters, FAR_RIGHT, LEFT_HALF, is_settled, may_clear_colour_by_colour, touched_by,
+    Cluster, Clusters, FAR_LEFT, FAR_RIGHT, LEFT_HALF, RIGHT_HALF, is_settled,
+    may_clear_colour_by_colour, touched_by,
 };
 use super::slack::{colour_sets, flood, lower_bound};
-use super::table::RefutationTable;
+use super::table::{CONTEXTS, RefutationTable};
 use super::{greedy, to_move};
 
 /// The exact solver: proves the fewest moves.
 #[derive(Default)]
 pub struct ConeIda {
-    /// Board -> the most moves proven not to clear it: with every move, and with no
-    /// left-half move first (the search's context after a far-right move).
+    /// Board -> the most moves proven not to clear it, per context.
     refuted: RefutationTable,
     path: Vec<Move>,
     nodes: u64,
@@ -43,6 +44,15 @@ pub struct ConeIda {
 /// The fewest moves left at which boards go in the transposition table (below it, a
 /// lookup, a cache miss in a large table, costs more than the subtree it could save).
 const TABLE_DEPTH: u32 = 5;
+
+/// Search contexts (what the move that led here allows to skip, [`super::cone`],
+/// commuting moves), and the moves skipped in each: none; after a move inside the right
+/// half, moves inside columns 0..=2; after one inside columns 5..=7, moves inside the
+/// left half. Each tries a subset of the moves of the one before.
+const EVERY_MOVE: usize = 0;
+const AFTER_RIGHT_HALF: usize = 1;
+const AFTER_FAR_RIGHT: usize = 2;
+const SKIPPED_AFTER: [u64; CONTEXTS] = [0, FAR_LEFT, LEFT_HALF];
 
 enum Outcome {
     Found,
@@ -54,7 +64,7 @@ impl ConeIda {
     /// `after_far_right`: the move that led here removed cells of columns 5..=7 only,
     /// from a settled board, so moves inside the left half are not tried first
     /// ([`super::cone`], commuting moves).
-    fn search(&mut self, board: Planes, remaining: u32, after_far_right: bool) -> Outcome {
+    fn search(&mut self, board: Planes, remaining: u32, context: usize) -> Outcome {
         self.nodes += 1;
         if self.nodes > self.max_nodes {
             return Outcome::OutOfBudget;
@@ -80,11 +90,10 @@ impl ConeIda {
         }
         let slack = remaining - colours;
         let in_table = remaining >= TABLE_DEPTH;
-        let context = usize::from(after_far_right);
         if in_table
             && self.refuted.get(board).is_some_and(|r| {
-                // A refutation with every move tried holds in either context.
-                u32::from(r[0].max(r[context])) >= remaining
+                // A refutation holds in every context that tries fewer moves.
+                r[..=context].iter().any(|&r| u32::from(r) >= remaining)
             })
         {
             return Outcome::Refuted;
@@ -119,7 +128,7 @@ impl ConeIda {
             let clears = cluster.cells == sets[usize::from(cluster.colour)];
             let child_slack_zero = if clears { slack == 0 } else { slack == 1 };
             if slack == 0 && !clears
-                || after_far_right && cluster.cells & !LEFT_HALF == 0
+                || cluster.cells & !SKIPPED_AFTER[context] == 0
                 || child_slack_zero
                     && grouped
                         .as_ref()
@@ -140,8 +149,12 @@ impl ConeIda {
             let mut next = board;
             next.remove(cluster);
             self.path.push(to_move(cluster.trailing_zeros() as usize));
-            let far_right = settled && cluster & !FAR_RIGHT == 0;
-            match self.search(next, remaining - 1, far_right) {
+            let next_context = match settled {
+                true if cluster & !FAR_RIGHT == 0 => AFTER_FAR_RIGHT,
+                true if cluster & !RIGHT_HALF == 0 => AFTER_RIGHT_HALF,
+                _ => EVERY_MOVE,
+            };
+            match self.search(next, remaining - 1, next_context) {
                 Outcome::Refuted => {
                     self.path.pop();
                 }
@@ -164,7 +177,7 @@ impl Solver<Dust> for ConeIda {
         let mut bound = lower_bound(&colour_sets(instance));
         while (bound as usize) < fallback.len() {
             self.path.clear();
-            match self.search(Planes::from_board(instance), bound, false) {
+            match self.search(Planes::from_board(instance), bound, EVERY_MOVE) {
                 Outcome::Found => {
                     let moves = std::mem::take(&mut self.path);
                     return Some(Solved {

@@ -19,7 +19,7 @@ const WAYS: usize = 3;
 const PROBE: usize = 8;
 
 /// Three boards' keys (144 bits each: `low`, `mid`, the top 16 bits of `tail`) and
-/// values (the other 16 bits of `tail`: one byte per context; 0 in both: empty).
+/// values (the other 16 bits of `tail`: 5 bits per context; all 0: empty).
 #[derive(Clone, Copy, Default)]
 #[repr(C, align(64))]
 struct Bucket {
@@ -37,6 +37,13 @@ struct Key {
 }
 
 const VALUE_BITS: u32 = 0xffff;
+/// Contexts, and the bits of a context's value.
+pub(super) const CONTEXTS: usize = 3;
+const VALUE: u32 = 0x1f;
+
+fn value(tail: u32, context: usize) -> u32 {
+    tail >> (5 * context) & VALUE
+}
 
 impl Key {
     fn of(board: Planes) -> Self {
@@ -105,21 +112,23 @@ impl RefutationTable {
     }
 
     /// The refutations stored for `board`: moves proven insufficient per context.
-    pub(super) fn get(&self, board: Planes) -> Option<[u8; 2]> {
+    pub(super) fn get(&self, board: Planes) -> Option<[u8; CONTEXTS]> {
         match self.find(Key::of(board)) {
             Some((b, i, true)) => {
                 let v = self.buckets[b].tail[i];
-                Some([v as u8, (v >> 8) as u8])
+                Some([0, 1, 2].map(|context| value(v, context) as u8))
             }
             _ => None,
         }
     }
 
-    /// Records that `moves` (at least 1) do not clear `board` in `context` (0 or 1).
+    /// Records that `moves` (at least 1) do not clear `board` in `context` (below
+    /// [`CONTEXTS`]); past 31, that 31 do not (which is weaker, so still true).
     pub(super) fn refute(&mut self, board: Planes, context: usize, moves: u8) {
-        debug_assert!(moves > 0 && context < 2);
+        debug_assert!(moves > 0 && context < CONTEXTS);
+        let moves = moves.min(VALUE as u8);
         let key = Key::of(board);
-        let shift = 8 * context;
+        let shift = 5 * context;
         let mut found = self.find(key);
         let can_grow = self.buckets.len() < MAX_BUCKETS;
         let held = matches!(found, Some((_, _, true)));
@@ -131,8 +140,8 @@ impl RefutationTable {
         match found {
             Some((b, i, true)) => {
                 let tail = self.buckets[b].tail[i];
-                if u32::from(moves) > tail >> shift & 0xff {
-                    self.buckets[b].tail[i] = tail & !(0xff << shift) | u32::from(moves) << shift;
+                if u32::from(moves) > value(tail, context) {
+                    self.buckets[b].tail[i] = tail & !(VALUE << shift) | u32::from(moves) << shift;
                 }
             }
             Some((b, i, false)) => self.put(b, i, key, u32::from(moves) << shift),
@@ -140,7 +149,7 @@ impl RefutationTable {
                 // At the cap with the probe full: the home bucket's shallowest
                 // refutation (the cheapest to prove again) gives way.
                 let (b, _) = self.probe(key).next().expect("a probe has ways");
-                let depth = |tail: u32| (tail & 0xff).max(tail >> 8 & 0xff);
+                let depth = |tail: u32| (0..CONTEXTS).map(|c| value(tail, c)).max();
                 let bucket = &self.buckets[b];
                 let i = (0..WAYS)
                     .min_by_key(|&i| depth(bucket.tail[i]))
@@ -216,10 +225,10 @@ mod tests {
             }
         }
         for (i, &board) in boards.iter().enumerate() {
-            let (context, moves) = (i % 2, (i % 13) as u8 + 1);
+            let (context, moves) = (i % CONTEXTS, (i % 13) as u8 + 1);
             if i % 3 != 0 {
                 table.refute(board, context, moves);
-                let slot: &mut [u8; 2] = map.entry(board).or_default();
+                let slot: &mut [u8; CONTEXTS] = map.entry(board).or_default();
                 slot[context] = slot[context].max(moves);
             }
         }
