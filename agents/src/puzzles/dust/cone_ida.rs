@@ -61,41 +61,48 @@ enum Outcome {
 }
 
 impl ConeIda {
-    /// `after_far_right`: the move that led here removed cells of columns 5..=7 only,
-    /// from a settled board, so moves inside the left half are not tried first
-    /// ([`super::cone`], commuting moves).
+    /// `context`: what the move that led here lets this board's search skip
+    /// ([`SKIPPED_AFTER`]).
     fn search(&mut self, board: Planes, remaining: u32, context: usize) -> Outcome {
         self.nodes += 1;
         if self.nodes > self.max_nodes {
             return Outcome::OutOfBudget;
         }
         let sets = board.colour_sets();
-        // Each colour's first cluster: whether it is the whole colour gives the bound
-        // (`slack::lower_bound`), and the enumeration below starts from it.
+        let colours = sets[1..].iter().filter(|&&s| s != 0).count() as u32;
+        if colours == 0 {
+            return Outcome::Found;
+        }
+        if colours > remaining {
+            return Outcome::Refuted;
+        }
+        // Where the bound cannot refute, the table is read first: its cache miss then
+        // overlaps the floods below, which do not depend on it.
+        let in_table = remaining >= TABLE_DEPTH;
+        let early = in_table && colours < remaining;
+        let stored = if early { self.refuted.get(board) } else { None };
+        // Each colour's first cluster: whether one is the whole colour gives the bound
+        // (`slack::lower_bound`), and the enumeration below starts from them.
         let mut first = [0u64; 6];
-        let (mut colours, mut one_cluster) = (0, false);
+        let mut one_cluster = false;
         for c in 1..6 {
             let cells = sets[c];
             if cells != 0 {
                 first[c] = flood(cells & cells.wrapping_neg(), cells);
-                colours += 1;
                 one_cluster |= first[c] == cells;
             }
         }
-        if colours == 0 {
-            return Outcome::Found;
-        }
-        if colours + u32::from(!one_cluster) > remaining {
+        if colours == remaining && !one_cluster {
             return Outcome::Refuted;
         }
         let slack = remaining - colours;
-        let in_table = remaining >= TABLE_DEPTH;
-        if in_table
-            && self.refuted.get(board).is_some_and(|r| {
-                // A refutation holds in every context that tries fewer moves.
-                r[..=context].iter().any(|&r| u32::from(r) >= remaining)
-            })
-        {
+        let stored = if in_table && !early {
+            self.refuted.get(board)
+        } else {
+            stored
+        };
+        // A refutation holds in every context that tries fewer moves.
+        if stored.is_some_and(|r| r[..=context].iter().any(|&r| u32::from(r) >= remaining)) {
             return Outcome::Refuted;
         }
         let mut clusters = [Cluster::default(); CELLS];
