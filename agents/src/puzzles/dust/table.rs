@@ -38,7 +38,7 @@ struct Key {
 
 const VALUE_BITS: u32 = 0xffff;
 /// Contexts, and the bits of a context's value.
-pub(super) const CONTEXTS: usize = 3;
+pub(super) const CONTEXTS: usize = 2;
 const VALUE: u32 = 0x1f;
 
 fn value(tail: u32, context: usize) -> u32 {
@@ -116,7 +116,7 @@ impl RefutationTable {
         match self.find(Key::of(board)) {
             Some((b, i, true)) => {
                 let v = self.buckets[b].tail[i];
-                Some([0, 1, 2].map(|context| value(v, context) as u8))
+                Some(std::array::from_fn(|context| value(v, context) as u8))
             }
             _ => None,
         }
