@@ -6,9 +6,11 @@
 
 use arena_core::puzzle::dust::{Answer, Board, CELLS, Dust, Move, WIDTH};
 
+mod bits;
 mod cone;
 mod cone_ida;
 mod slack;
+mod table;
 
 pub use cone_ida::ConeIda;
 pub use slack::SlackIda;
