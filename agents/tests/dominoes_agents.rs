@@ -26,6 +26,9 @@ fn every_builtin_plays_legal_moves_in_every_case() {
         "best:k=5,blend=0.5",
         "expecti:depth=2,rollouts=2,worlds=20",
         "expecti:depth=3,rollouts=1,worlds=10,read=0",
+        "ismcts:iterations=5,worlds=20",
+        "ismcts:iterations=4,worlds=10,mo=1,opp=ucb,bias=2",
+        "ismcts:iterations=4,worlds=10,opp=ucb,solve=0,c=0",
     ] {
         let spec: Spec = name.parse().unwrap();
         for case in Case::all() {

@@ -8,12 +8,14 @@
 //! | `endgame` | `greedy`, then perfect play once the stock is empty ([`solver`]); option `nodes` (solver node cap per decision, default 5,000,000; past it: greedy) |
 //! | `pimc` | determinized Monte Carlo search with inference ([`pimc`]); options `k` (worlds per decision, default 1000), `policy` (our rollout policy: `smart`, `greedy`, `tc-server`, `learned`, `learned:weights=FILE`; default `smart`), `opp` (the opponent's rollout policy, the same choices, default `policy`; or `read`: read it from its moves, [`opponent`]), `endgame` (1 or 0, default 1), `nodes` (solver node cap per decision, default 400,000; past it: rollouts), `late` (with 1 to `late` tiles in the stock, decide by the [`expecti`] search; default 0: never), `blend` (0 to 1: each move's rollout mean blended with its `expecti` value, this share to the latter; default 0), `budget` (`default`, or `tco09`: defaults `k=4000,blend=0.5`, about TCO09's time budget) |
 //! | `best` | the strongest: `pimc` with `opp=read` (the same options) |
+//! | `ismcts` | information-set MCTS over the worlds and opponent models `best` reads ([`ismcts`]); options `iterations` (per legal move at the root, default 1000), `c` (exploration, default 0.7), `worlds` (sampled and read per decision, default 1000), `mo` (1: a separate tree for the opponent's observations; default 0), `opp` (`model`: the opponent plays its read model, the default; `ucb`: it searches too), `bias` (with `opp=ucb`, the progressive bias towards the model's choice, default 1), `solve` (1 or 0: tree nodes with an empty stock valued exactly, default 1), `nodes` (solver node cap per solve, default 20,000), `policy` (our rollout policy, default `smart`) |
 //! | `expecti` | expectiminimax over a belief state, chance nodes for draws and passes, the exact solver once the stock is empty ([`expecti`]); options `depth` (plies, default 3), `rollouts` (per leaf, default 8), `worlds` (root samples of the belief, default 400), `read` (1 or 0: weigh them by reading the opponent, default 1), `nodes` (solver node cap per solve, default 100,000) |
 
 mod endgame;
 pub mod expecti;
 mod greedy;
 pub mod inference;
+pub mod ismcts;
 pub mod opponent;
 pub mod pimc;
 mod random;
@@ -26,6 +28,7 @@ mod worlds;
 pub use endgame::{EndgamePlayer, endgame_of};
 pub use expecti::{Expecti, ExpectiConfig};
 pub use greedy::Greedy;
+pub use ismcts::{Ismcts, IsmctsConfig, OpponentChoice};
 pub use pimc::{Opponent, Pimc, PimcConfig};
 pub use random::Random;
 pub use smart::Smart;
@@ -50,6 +53,7 @@ pub const NAMES: &[&str] = &[
     "tc-server",
     "best",
     "expecti",
+    "ismcts",
 ];
 
 /// Worlds per decision at `budget=tco09`.
@@ -158,6 +162,66 @@ pub fn expecti_config(spec: &Spec) -> Result<ExpectiConfig, SpecError> {
     })
 }
 
+/// The `ismcts` settings a spec names (`ismcts:iterations=..,c=..,worlds=..,mo=..,opp=..,bias=..,solve=..,nodes=..,policy=..`).
+pub fn ismcts_config(spec: &Spec) -> Result<IsmctsConfig, SpecError> {
+    spec.expect_options(&[
+        "iterations",
+        "c",
+        "worlds",
+        "mo",
+        "opp",
+        "bias",
+        "solve",
+        "nodes",
+        "policy",
+    ])?;
+    let d = IsmctsConfig::default();
+    let bad = |option: &str, value: String, reason: &str| SpecError::BadValue {
+        name: spec.name().to_owned(),
+        option: option.into(),
+        value,
+        reason: reason.into(),
+    };
+    let flag = |option: &str, default: bool| -> Result<bool, SpecError> {
+        match spec.option(option, u8::from(default))? {
+            0 => Ok(false),
+            1 => Ok(true),
+            v => Err(bad(option, v.to_string(), "expected 0 or 1")),
+        }
+    };
+    let iterations: u32 = spec.option("iterations", d.iterations)?;
+    let worlds: u32 = spec.option("worlds", d.worlds)?;
+    for (option, v) in [("iterations", iterations), ("worlds", worlds)] {
+        if v == 0 {
+            return Err(bad(option, "0".into(), "at least 1"));
+        }
+    }
+    let exploration: f64 = spec.option("c", d.exploration)?;
+    if !(exploration >= 0.0 && exploration.is_finite()) {
+        return Err(bad("c", exploration.to_string(), "expected 0 or more"));
+    }
+    let bias: f64 = spec.option("bias", 1.0)?;
+    if !(bias >= 0.0 && bias.is_finite()) {
+        return Err(bad("bias", bias.to_string(), "expected 0 or more"));
+    }
+    let opp: String = spec.option("opp", "model".to_owned())?;
+    let opponent = match opp.as_str() {
+        "model" => OpponentChoice::Model,
+        "ucb" => OpponentChoice::Search { bias },
+        other => return Err(bad("opp", other.into(), "expected model or ucb")),
+    };
+    Ok(IsmctsConfig {
+        iterations,
+        exploration,
+        worlds,
+        multiple_observer: flag("mo", d.multiple_observer)?,
+        opponent,
+        solve: flag("solve", d.solve)?,
+        solver_nodes: spec.option("nodes", d.solver_nodes)?,
+        policy: spec.option("policy", d.policy.clone())?,
+    })
+}
+
 /// Builds the agent a spec names, with its private seed (derived only if it uses one).
 pub fn build(spec: &Spec, seed: impl SeedSource) -> Result<BoxedAgent, SpecError> {
     match spec {
@@ -185,6 +249,7 @@ pub fn build(spec: &Spec, seed: impl SeedSource) -> Result<BoxedAgent, SpecError
             // `best` names the strongest built-in: `pimc` reading its opponent.
             "pimc" | "best" => Ok(Box::new(Pimc::new(pimc_config(spec)?, seed.seed()))),
             "expecti" => Ok(Box::new(Expecti::new(expecti_config(spec)?, seed.seed()))),
+            "ismcts" => Ok(Box::new(Ismcts::new(ismcts_config(spec)?, seed.seed()))),
             // The learned evaluator (agents/src/learned/); `tc-server` uses the built-in weights.
             "learned" | "tc-server" => Ok(Box::new(crate::learned::dominoes_agent(spec)?)),
             _ => Err(SpecError::Unknown {
