@@ -83,7 +83,7 @@ impl Default for IsmctsConfig {
             multiple_observer: false,
             opponent: OpponentChoice::Model,
             solve: true,
-            solver_nodes: 20_000,
+            solver_nodes: 2_000,
             policy: Policy::Smart,
         }
     }
