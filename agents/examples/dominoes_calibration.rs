@@ -1,12 +1,13 @@
 //! How well the belief predicts the opponent's hand: the log loss of the chance each
 //! unseen tile is in the opponent's hand against its true hand, at every decision of
-//! `best` (seat A and B in turn) while the stock still holds tiles, for three beliefs:
+//! `pimc-read` (the `best` of issue 16; seat A and B in turn) while the stock still
+//! holds tiles, for three beliefs:
 //!
 //! - `uniform`: every unseen tile alike (hand size / unseen tiles);
 //! - `consistent`: the record's constraints only (deal, draws, passes: [`Belief`]),
 //!   the marginals of 1,000 sampled hands (`expecti:read=0`'s root);
 //! - `reading`: the same samples weighed by reading the opponent's placements against
-//!   the library (`expecti`'s root, what `best` weighs its worlds by).
+//!   the library (`expecti`'s root, what `pimc-read` and `ismcts` weigh their worlds by).
 //!
 //! ```sh
 //! cargo run --release -p agents --example dominoes_calibration -- tc-server 10
@@ -46,7 +47,8 @@ fn main() {
             let deal = Deal::seeded(case, 2009, pair);
             for (d, seat) in [(deal, Seat::A), (deal.with_hands_exchanged(), Seat::B)] {
                 let seed = u64::from(pair) * 2 + u64::from(case.key());
-                let mut best = build(&"best".parse().expect("a spec"), seed).expect("best");
+                let mut best =
+                    build(&"pimc-read".parse().expect("a spec"), seed).expect("pimc-read");
                 let mut other =
                     build(&opponent.parse().expect("an agent spec"), seed).expect("a built-in");
                 let mut consistent = Expecti::new(probe(false), seed);

@@ -1,6 +1,7 @@
-//! `oracle`: an analysis, not a player. `best` that sees the opponent's hand (cheating,
-//! so it is no agent the arena can select) against an opponent, next to `best` itself on
-//! the same deals: the difference is what hand inference still leaves on the table.
+//! `oracle`: an analysis, not a player. `pimc-read` (the `best` of issue 16) that sees
+//! the opponent's hand (cheating, so it is no agent the arena can select) against an
+//! opponent, next to `pimc-read` itself on the same deals: the difference is what hand
+//! inference still leaves on the table.
 //!
 //! ```sh
 //! cargo run --release -p agents --example dominoes_oracle -- tc-server 50

@@ -20,10 +20,11 @@ fn every_builtin_plays_legal_moves_in_every_case() {
         "pimc:k=3,policy=greedy,endgame=0",
         "pimc:k=3,opp=tc-server",
         "pimc:k=3,policy=learned,opp=read",
-        "best",
-        "best:k=5",
-        "best:k=5,late=3",
-        "best:k=5,blend=0.5",
+        "pimc-read",
+        "pimc-read:k=5",
+        "pimc-read:k=5,late=3",
+        "pimc-read:k=5,blend=0.5",
+        "best:iterations=5,worlds=20",
         "expecti:depth=2,rollouts=2,worlds=20",
         "expecti:depth=3,rollouts=1,worlds=10,read=0",
         "ismcts:iterations=5,worlds=20",
@@ -50,17 +51,30 @@ fn pimc_specs_are_checked() {
         "pimc:endgame=2",
         "pimc:ms=5",
         "pimc:blend=1.5",
-        "best:late=x",
+        "pimc-read:late=x",
+        "pimc-read:budget=huge",
         "best:budget=huge",
+        "best:k=5",
         "smart:k=1",
     ] {
         let spec: Spec = bad.parse().unwrap();
         assert!(build(&spec, 0).is_err(), "{bad} was accepted");
     }
     let tco09 = |s: &str| agents::dominoes::pimc_config(&s.parse().unwrap()).unwrap();
-    assert_eq!(tco09("best:budget=tco09"), tco09("best:k=4000,blend=0.5"));
-    assert_eq!(tco09("best:budget=tco09,k=9").worlds, 9);
-    assert_eq!(tco09("best:budget=default"), tco09("best"));
+    assert_eq!(
+        tco09("pimc-read:budget=tco09"),
+        tco09("pimc-read:k=4000,blend=0.5")
+    );
+    assert_eq!(tco09("pimc-read:budget=tco09,k=9").worlds, 9);
+    assert_eq!(tco09("pimc-read:budget=default"), tco09("pimc-read"));
+    assert_eq!(
+        tco09("pimc-read").opponent,
+        agents::dominoes::PimcConfig::reading().opponent
+    );
+    let best = |s: &str| agents::dominoes::ismcts_config(&s.parse().unwrap()).unwrap();
+    assert_eq!(best("best"), agents::dominoes::IsmctsConfig::default());
+    assert_eq!(best("best:budget=tco09"), best("best:iterations=4000"));
+    assert_eq!(best("best:budget=tco09,iterations=9").iterations, 9);
     let spec: Spec = "pimc:k=7,policy=greedy,endgame=0".parse().unwrap();
     let c = agents::dominoes::pimc_config(&spec).unwrap();
     assert_eq!(c.worlds, 7);

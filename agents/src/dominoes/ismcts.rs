@@ -1,5 +1,6 @@
 //! `ismcts`: information-set Monte Carlo tree search (Cowling, Powley and Whitehouse,
-//! 2012) over the worlds `best` samples and the opponent models it reads.
+//! 2012) over the worlds `pimc-read` samples and the opponent models it reads. It is
+//! `best` since issue 24 (measured in docs/benchmarks.md).
 //!
 //! Each iteration:
 //!
@@ -15,7 +16,7 @@
 //!    in this determinization, ISUCT picks the highest `mean + c * sqrt(ln(available) /
 //!    visits)`, where `available` counts the iterations in which the move was legal.
 //!    At the opponent's turns (`opp=model`, the default) it plays its model's choice in
-//!    this determinization, the way `best`'s rollouts do; with `opp=ucb` the opponent
+//!    this determinization, the way `pimc-read`'s rollouts do; with `opp=ucb` the opponent
 //!    searches too (it maximizes our loss by the same rule), with a progressive bias
 //!    `bias / (visits + 1)` towards its model's choice.
 //! 3. **Trees.** SO-ISMCTS (the default) keeps one tree, keyed by our observations, for
@@ -26,7 +27,7 @@
 //!    out by our rollout policy (`smart`) and the model's policy.
 //! 5. **Empty stock.** Inside the tree, a node whose stock is empty is valued by the
 //!    exact solver in that determinization (`solve=1`, the default). At the root the
-//!    decision is `best`'s: the solver and the best response to the read models.
+//!    decision is `pimc-read`'s: the solver and the best response to the read models.
 //!
 //! The move played is the root's most visited. The budget is `iterations` per legal
 //! move at the root (the same number of rollouts as `best`'s `k`), solver work is capped
@@ -171,8 +172,8 @@ pub struct Ismcts {
     rng: ChaCha8Rng,
     reader: Reader,
     solver: Solver,
-    /// `best`, for decisions with the stock already empty (the exact solver and the
-    /// best response to the read models).
+    /// `pimc-read`, for decisions with the stock already empty (the exact solver and
+    /// the best response to the read models).
     endgame: Pimc,
     trees: [Tree; 2],
     last_work: u64,
@@ -212,7 +213,10 @@ impl Ismcts {
             return moves[0];
         }
         if view.stock() == 0 {
-            return self.endgame.play(view).expect("best never fails to move");
+            return self
+                .endgame
+                .play(view)
+                .expect("pimc-read never fails to move");
         }
         let belief = Belief::of(view);
         let base = base_sim(view, &belief);

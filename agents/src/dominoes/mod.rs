@@ -7,8 +7,9 @@
 //! | `smart` | one-move playability/blocking heuristic ([`smart`]) |
 //! | `endgame` | `greedy`, then perfect play once the stock is empty ([`solver`]); option `nodes` (solver node cap per decision, default 5,000,000; past it: greedy) |
 //! | `pimc` | determinized Monte Carlo search with inference ([`pimc`]); options `k` (worlds per decision, default 1000), `policy` (our rollout policy: `smart`, `greedy`, `tc-server`, `learned`, `learned:weights=FILE`; default `smart`), `opp` (the opponent's rollout policy, the same choices, default `policy`; or `read`: read it from its moves, [`opponent`]), `endgame` (1 or 0, default 1), `nodes` (solver node cap per decision, default 400,000; past it: rollouts), `late` (with 1 to `late` tiles in the stock, decide by the [`expecti`] search; default 0: never), `blend` (0 to 1: each move's rollout mean blended with its `expecti` value, this share to the latter; default 0), `budget` (`default`, or `tco09`: defaults `k=4000,blend=0.5`, about TCO09's time budget) |
-//! | `best` | the strongest: `pimc` with `opp=read` (the same options) |
-//! | `ismcts` | information-set MCTS over the worlds and opponent models `best` reads ([`ismcts`]); options `iterations` (per legal move at the root, default 1000), `c` (exploration, default 0.7), `worlds` (sampled and read per decision, default 1000), `mo` (1: a separate tree for the opponent's observations; default 0), `opp` (`model`: the opponent plays its read model, the default; `ucb`: it searches too), `bias` (with `opp=ucb`, the progressive bias towards the model's choice, default 1), `solve` (1 or 0: tree nodes with an empty stock valued exactly, default 1), `nodes` (solver node cap per solve, default 2,000; past it: a rollout), `policy` (our rollout policy, default `smart`) |
+//! | `best` | the strongest: `ismcts` (the same options, and `budget`: `default`, or `tco09`: `iterations=4000`, about TCO09's time budget) |
+//! | `pimc-read` | `pimc` with `opp=read` (the same options): the `best` of issues 16 and 24 before `ismcts` |
+//! | `ismcts` | information-set MCTS over the worlds and opponent models `pimc-read` reads ([`ismcts`]); options `iterations` (per legal move at the root, default 1000), `c` (exploration, default 0.7), `worlds` (sampled and read per decision, default 1000), `mo` (1: a separate tree for the opponent's observations; default 0), `opp` (`model`: the opponent plays its read model, the default; `ucb`: it searches too), `bias` (with `opp=ucb`, the progressive bias towards the model's choice, default 1), `solve` (1 or 0: tree nodes with an empty stock valued exactly, default 1), `nodes` (solver node cap per solve, default 2,000; past it: a rollout), `policy` (our rollout policy, default `smart`), `budget` (as `best`'s) |
 //! | `expecti` | expectiminimax over a belief state, chance nodes for draws and passes, the exact solver once the stock is empty ([`expecti`]); options `depth` (plies, default 3), `rollouts` (per leaf, default 8), `worlds` (root samples of the belief, default 400), `read` (1 or 0: weigh them by reading the opponent, default 1), `nodes` (solver node cap per solve, default 100,000) |
 
 mod endgame;
@@ -52,6 +53,7 @@ pub const NAMES: &[&str] = &[
     "learned",
     "tc-server",
     "best",
+    "pimc-read",
     "expecti",
     "ismcts",
 ];
@@ -62,14 +64,18 @@ pub const TCO09_WORLDS: u32 = 4000;
 /// The share of the `expecti` value at `budget=tco09`.
 pub const TCO09_BLEND: f64 = 0.5;
 
-/// The `pimc` / `best` settings a spec names (`pimc:k=..,policy=..,opp=..,endgame=..`).
-/// `opp=read` reads the opponent against the library ([`opponent`]); `best` reads by
+/// `ismcts` iterations per legal move at `budget=tco09` (`best:budget=tco09`).
+pub const TCO09_ITERATIONS: u32 = 4000;
+
+/// The `pimc` / `pimc-read` settings a spec names (`pimc:k=..,policy=..,opp=..,endgame=..`).
+/// `opp=read` reads the opponent against the library ([`opponent`]); `pimc-read` reads by
 /// default, `pimc` plays everyone as its own `policy`.
 pub fn pimc_config(spec: &Spec) -> Result<PimcConfig, SpecError> {
     spec.expect_options(&[
         "k", "policy", "opp", "endgame", "nodes", "late", "blend", "budget",
     ])?;
-    let mut d = if spec.name() == "best" {
+    let reads = spec.name() == "pimc-read";
+    let mut d = if reads {
         PimcConfig::reading()
     } else {
         PimcConfig::default()
@@ -98,7 +104,7 @@ pub fn pimc_config(spec: &Spec) -> Result<PimcConfig, SpecError> {
     let policy: sim::Policy = spec.option("policy", d.policy.clone())?;
     let opp: String = spec.option("opp", String::new())?;
     let opponent = match opp.as_str() {
-        "" if spec.name() == "best" => d.opponent,
+        "" if reads => d.opponent,
         "" => pimc::Opponent::Fixed(policy.clone()),
         "read" => pimc::Opponent::Read(opponent::default_library()),
         other => pimc::Opponent::Fixed(
@@ -162,9 +168,10 @@ pub fn expecti_config(spec: &Spec) -> Result<ExpectiConfig, SpecError> {
     })
 }
 
-/// The `ismcts` settings a spec names (`ismcts:iterations=..,c=..,worlds=..,mo=..,opp=..,bias=..,solve=..,nodes=..,policy=..`).
+/// The `ismcts` / `best` settings a spec names (`ismcts:iterations=..,c=..,worlds=..,mo=..,opp=..,bias=..,solve=..,nodes=..,policy=..,budget=..`).
 pub fn ismcts_config(spec: &Spec) -> Result<IsmctsConfig, SpecError> {
     spec.expect_options(&[
+        "budget",
         "iterations",
         "c",
         "worlds",
@@ -189,7 +196,14 @@ pub fn ismcts_config(spec: &Spec) -> Result<IsmctsConfig, SpecError> {
             v => Err(bad(option, v.to_string(), "expected 0 or 1")),
         }
     };
-    let iterations: u32 = spec.option("iterations", d.iterations)?;
+    let budget: String = spec.option("budget", "default".to_owned())?;
+    let default_iterations = match budget.as_str() {
+        "default" => d.iterations,
+        // TCO09's budget (100 s per case of 100 games, one core): 4 times the iterations.
+        "tco09" => TCO09_ITERATIONS,
+        other => return Err(bad("budget", other.into(), "expected default or tco09")),
+    };
+    let iterations: u32 = spec.option("iterations", default_iterations)?;
     let worlds: u32 = spec.option("worlds", d.worlds)?;
     for (option, v) in [("iterations", iterations), ("worlds", worlds)] {
         if v == 0 {
@@ -246,10 +260,10 @@ pub fn build(spec: &Spec, seed: impl SeedSource) -> Result<BoxedAgent, SpecError
                 let nodes = spec.option("nodes", endgame::DEFAULT_ENDGAME_NODES)?;
                 Ok(Box::new(EndgamePlayer::with_max_nodes(nodes)))
             }
-            // `best` names the strongest built-in: `pimc` reading its opponent.
-            "pimc" | "best" => Ok(Box::new(Pimc::new(pimc_config(spec)?, seed.seed()))),
+            "pimc" | "pimc-read" => Ok(Box::new(Pimc::new(pimc_config(spec)?, seed.seed()))),
             "expecti" => Ok(Box::new(Expecti::new(expecti_config(spec)?, seed.seed()))),
-            "ismcts" => Ok(Box::new(Ismcts::new(ismcts_config(spec)?, seed.seed()))),
+            // `best` names the strongest built-in: `ismcts` (docs/benchmarks.md, issue 24).
+            "ismcts" | "best" => Ok(Box::new(Ismcts::new(ismcts_config(spec)?, seed.seed()))),
             // The learned evaluator (agents/src/learned/); `tc-server` uses the built-in weights.
             "learned" | "tc-server" => Ok(Box::new(crate::learned::dominoes_agent(spec)?)),
             _ => Err(SpecError::Unknown {

@@ -20,7 +20,7 @@
 //!    rollout against the modelled opponent scores best is chosen, which keeps the
 //!    chances of a fallible opponent going wrong in lost or drawn positions.
 //!
-//! 5. **Reading the opponent** (`opp=read`, what `best` does; see `opponent.rs`): the
+//! 5. **Reading the opponent** (`opp=read`, what `pimc-read` does; see `opponent.rs`): the
 //!    worlds are weighed by how well each model of the library explains the opponent's
 //!    placements in them, each world's rollouts play the opponent as a model drawn by
 //!    that weight, and in a solved endgame the move is the best response to the models
@@ -53,7 +53,7 @@ use super::worlds;
 pub enum Opponent {
     /// One fixed policy (`opp=greedy`, `opp=tc-server`, ...).
     Fixed(Policy),
-    /// Read from its moves within the game against a library of models (`best`).
+    /// Read from its moves within the game against a library of models (`pimc-read`).
     Read(Vec<OpponentModel>),
 }
 
@@ -94,7 +94,7 @@ impl Default for PimcConfig {
 }
 
 impl PimcConfig {
-    /// `best`: the opponent read against [`default_library`].
+    /// `pimc-read`: the opponent read against [`default_library`].
     pub fn reading() -> PimcConfig {
         PimcConfig {
             opponent: Opponent::Read(default_library()),
