@@ -390,8 +390,8 @@ impl Ismcts {
             let node = &mut self.trees[tree].nodes[child as usize];
             node.available += 1;
             if node.visits == 0 {
-                // Created by the other tree's walk in this iteration's order; treat as
-                // untried.
+                // A guard: every node is visited by the iteration that creates it, so an
+                // unvisited child cannot be scored; it counts as untried.
                 untried[n_untried] = i;
                 n_untried += 1;
                 continue;
