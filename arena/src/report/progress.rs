@@ -7,8 +7,8 @@ use std::io::IsTerminal;
 use anyhow::Result;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::config::Plan;
 use crate::engine::{Flow, Observer};
+use crate::plan::Plan;
 use crate::record::Record;
 
 /// `--progress`: bars (or plain lines when stderr is not a terminal), or nothing.
