@@ -58,42 +58,94 @@ impl Default for LineFills {
 }
 
 impl LineFills {
-    fn best(&mut self, line: [u8; SIZE], pool: &[u8; 7]) -> i32 {
+    /// The line's best score, and how many copies of each symbol (3 bits a symbol,
+    /// symbol `x` at bit `3 * (x - 1)`) one best fill puts on its empty cells.
+    fn best(&mut self, line: [u8; SIZE], pool: &[u8; 7]) -> (i32, u32) {
         let empties = line.iter().filter(|&&c| c == 0).count() as u8;
         let key = line.iter().fold(0u64, |k, &c| k * 7 + u64::from(c)) << 18
             | (1..=6).fold(0u64, |k, x| k << 3 | u64::from(pool[x].min(empties)));
-        // Entries are `(key + 1) << 8 | score byte`, so 0 is an empty slot.
+        // Entries are `(key + 1) << 26 | uses << 8 | score byte`, so 0 is an empty slot.
         let slot = (key.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - LINE_CACHE_BITS)) as usize;
         let entry = self.0[slot];
-        if entry >> 8 == key + 1 {
-            return i32::from(entry as u8 as i8);
+        if entry >> 26 == key + 1 {
+            return (i32::from(entry as u8 as i8), (entry >> 8) as u32 & 0x3_ffff);
         }
         let mut copies = *pool;
-        let v = best_fill(line, &mut copies, 0);
-        self.0[slot] = (key + 1) << 8 | u64::from(v as i8 as u8);
-        v
+        let mut fill = line;
+        let v = best_fill(line, &mut copies, 0, &mut fill);
+        let uses = (0..SIZE)
+            .filter(|&i| line[i] == 0 && fill[i] != 0)
+            .fold(0u32, |u, i| u + (1 << (3 * (fill[i] - 1))));
+        self.0[slot] = (key + 1) << 26 | u64::from(uses) << 8 | u64::from(v as i8 as u8);
+        (v, uses)
     }
 }
 
-fn best_fill(mut line: [u8; SIZE], copies: &mut [u8; 7], from: usize) -> i32 {
+/// The best score of `line` with its empty cells from `from` on filled from `copies`;
+/// `fill` receives one best fill.
+fn best_fill(mut line: [u8; SIZE], copies: &mut [u8; 7], from: usize, fill: &mut [u8; SIZE]) -> i32 {
     let Some(at) = (from..SIZE).find(|&i| line[i] == 0) else {
+        *fill = line;
         return line_score(line);
     };
     let mut best = i32::MIN;
+    let mut candidate = line;
+    // Symbols not on the line with as many copies (up to the empty cells left) are
+    // interchangeable here: try one of each such class.
+    let empties = (at..SIZE).filter(|&i| line[i] == 0).count() as u8;
+    let mut absent_tried = 0u8;
     for x in 1..=6u8 {
+        if !line.contains(&x) {
+            let class = 1 << copies[usize::from(x)].min(empties);
+            if absent_tried & class != 0 {
+                continue;
+            }
+            absent_tried |= class;
+        }
         if copies[usize::from(x)] > 0 {
             copies[usize::from(x)] -= 1;
             line[at] = x;
-            best = best.max(best_fill(line, copies, at + 1));
+            let v = best_fill(line, copies, at + 1, &mut candidate);
+            if v > best {
+                best = v;
+                *fill = candidate;
+            }
             copies[usize::from(x)] += 1;
         }
     }
     // No copies left (never in a real search): any score is sound.
-    if best == i32::MIN { 10 } else { best }
+    if best == i32::MIN {
+        *fill = line;
+        10
+    } else {
+        best
+    }
 }
 
 /// The anti-diagonal's cells.
 const DIAGONAL: [usize; SIZE] = LINES[ANTI_DIAGONAL];
+
+/// For each symbol `x`, every kind that can put `x` on a cell, with the symbol its other
+/// side then puts on the partner (a double once, a mixed kind once each way round).
+fn by_first(kinds: &[(u8, u8)]) -> [Vec<(usize, u8)>; 7] {
+    let mut by_first: [Vec<(usize, u8)>; 7] = Default::default();
+    for (k, &(a, b)) in kinds.iter().enumerate() {
+        by_first[usize::from(a)].push((k, b));
+        if a != b {
+            by_first[usize::from(b)].push((k, a));
+        }
+    }
+    by_first
+}
+
+fn on_diagonal(cell: usize) -> bool {
+    cell / SIZE + cell % SIZE == SIZE - 1
+}
+
+/// Whether `pool` still holds the copies (3 bits a symbol) in `uses`.
+fn keeps_fill(pool: &[u8; 7], uses: u32) -> bool {
+    (1..=6).all(|x| u32::from(pool[x]) >= uses >> (3 * (x - 1)) & 7)
+}
 
 /// A child of a node: the domino kind `k` on the first empty cell (symbol `x`) and
 /// `partner` (symbol `y`), the next empty cell, and its rows and columns so far.
@@ -112,6 +164,8 @@ struct Search<'a> {
     table: &'static RunTable,
     lines: &'a mut LineFills,
     kinds: Vec<(u8, u8)>,
+    /// For each symbol `x`, the kinds with `x` on one side and the other side's symbol.
+    by_first: [Vec<(usize, u8)>; 7],
     left: Vec<u8>,
     grid: [u8; CELLS],
     /// Copies of each symbol (index 1..=6) on the dominoes not yet placed.
@@ -144,19 +198,31 @@ impl Search<'_> {
 
     /// The anti-diagonal's best fill from the copies left, counted twice.
     fn diagonal_bound(&mut self) -> i32 {
+        self.diagonal_bound_and_uses().0
+    }
+
+    /// [`Search::diagonal_bound`], and the copies of each symbol one best fill uses (3
+    /// bits a symbol): while the pool keeps that many, the term stays the same.
+    fn diagonal_bound_and_uses(&mut self) -> (i32, u32) {
         let cells = DIAGONAL.map(|c| self.grid[c]);
-        2 * if cells.contains(&0) {
-            self.lines.best(cells, &self.pool)
+        if cells.contains(&0) {
+            let (v, uses) = self.lines.best(cells, &self.pool);
+            (2 * v, uses)
         } else {
-            line_score(cells)
+            (2 * line_score(cells), 0)
         }
     }
 
     /// [`Search::upper_bound`] given the anti-diagonal's term.
     fn upper_bound_with(&self, f: usize, prefix: &Prefix, diagonal: i32) -> i32 {
-        let total = prefix.score + diagonal;
+        self.rows_and_columns_bound(f, prefix) + diagonal
+    }
+
+    /// The rows and columns part of [`Search::upper_bound`]: `prefix` exactly, and what
+    /// the run table allows from `f` on.
+    fn rows_and_columns_bound(&self, f: usize, prefix: &Prefix) -> i32 {
         if f == CELLS {
-            return total;
+            return prefix.score;
         }
         let mut copies = self.pool;
         // Cells after `f` can only be covered by dominoes hanging from the row above.
@@ -164,7 +230,7 @@ impl Search<'_> {
         for &s in &self.grid[f + 1..(f + SIZE).min(CELLS)] {
             copies[usize::from(s)] += 1;
         }
-        total + self.table.sum_best(f, &copies, prefix)
+        prefix.score + self.table.sum_best(f, &copies, prefix)
     }
 
     /// `false` once the budget is spent.
@@ -203,12 +269,36 @@ impl Search<'_> {
 
     /// The children of the board with first empty cell `f` whose bound beats `floor`,
     /// best bound first (ties in generation order).
+    ///
+    /// Children are grouped by the symbol `x` they put on `f`. One bound covers a whole
+    /// group: the board with only `f` filled (the partner's cell free, its symbol back in
+    /// the pool) relaxes every child of the group, so a group at or under `floor` is
+    /// skipped whole. A child standing its domino down leaves the partner's cell below
+    /// the fill's cursor, where the bound counts its symbol as free again: its rows and
+    /// columns term is the same for every kind with `x` on `f`, computed once.
     fn children(&mut self, f: usize, prefix: &Prefix, floor: i32, children: &mut Vec<Child>) {
         let (row, col) = (f / SIZE, f % SIZE);
         children.clear();
-        let on_diagonal = |c: usize| c / SIZE + c % SIZE == SIZE - 1;
-        // Off the anti-diagonal, its term depends on the kind placed only.
+        // Off the anti-diagonal, its term depends on the kind placed only, and is this
+        // board's own while the pool keeps the copies one best fill here uses.
         let mut diagonal_of_kind = [None; DOMINOES];
+        let (diagonal_here, uses_here) = self.diagonal_bound_and_uses();
+        let mut x_fits = [false; 7];
+        let hanging_end = (f + SIZE).min(CELLS);
+        for x in 1..=6u8 {
+            if self.pool[usize::from(x)] == 0 {
+                continue;
+            }
+            let mut p = *prefix;
+            p.push(f, x);
+            let mut copies = self.pool;
+            copies[usize::from(x)] -= 1;
+            for &s in &self.grid[f + 1..hanging_end] {
+                copies[usize::from(s)] += 1;
+            }
+            x_fits[usize::from(x)] =
+                p.score + diagonal_here + self.table.sum_best(f + 1, &copies, &p) > floor;
+        }
         for partner in [
             (col < SIZE - 1).then(|| f + 1),
             (row < SIZE - 1).then(|| f + SIZE),
@@ -219,35 +309,61 @@ impl Search<'_> {
             if self.grid[partner] != 0 {
                 continue;
             }
-            let kinds = self.kinds.len();
-            for (k, known_diagonal) in diagonal_of_kind.iter_mut().enumerate().take(kinds) {
-                if self.left[k] == 0 {
+            // Where the fill goes on: the same for every kind.
+            self.grid[partner] = 1;
+            let next = self.first_empty(f + 1);
+            self.grid[partner] = 0;
+            let diagonal_touched = on_diagonal(f) || on_diagonal(partner);
+            // The partner stays below the cursor (see above): its symbol is free again.
+            let partner_free = partner > next;
+            for x in 1..=6u8 {
+                if !x_fits[usize::from(x)] {
                     continue;
                 }
-                let (a, b) = self.kinds[k];
-                let flips: &[(u8, u8)] = if a == b { &[(a, b)] } else { &[(a, b), (b, a)] };
-                for &(x, y) in flips {
+                // The rows and columns term of a child whose partner stays free.
+                let mut shared: Option<(Prefix, i32)> = None;
+                for i in 0..self.by_first[usize::from(x)].len() {
+                    let (k, y) = self.by_first[usize::from(x)][i];
+                    if self.left[k] == 0 {
+                        continue;
+                    }
                     self.grid[f] = x;
                     self.grid[partner] = y;
                     let symmetric_twin =
                         self.grid[1] != 0 && self.grid[5] != 0 && self.grid[1] > self.grid[5];
                     if !symmetric_twin {
                         self.take(k);
-                        let next = self.first_empty(f + 1);
-                        let mut p = *prefix;
-                        for cell in f..next {
-                            p.push(cell, self.grid[cell]);
-                        }
-                        let diagonal = if on_diagonal(f) || on_diagonal(partner) {
+                        let diagonal = if diagonal_touched {
                             self.diagonal_bound()
                         } else {
-                            match *known_diagonal {
+                            match diagonal_of_kind[k] {
                                 Some(d) => d,
-                                None => *known_diagonal.insert(self.diagonal_bound()),
+                                None => {
+                                    let d = if keeps_fill(&self.pool, uses_here) {
+                                        diagonal_here
+                                    } else {
+                                        self.diagonal_bound()
+                                    };
+                                    *diagonal_of_kind[k].insert(d)
+                                }
                             }
                         };
-                        let bound = self.upper_bound_with(next, &p, diagonal);
+                        let (p, rows_and_columns) = match shared {
+                            Some(known) => known,
+                            None => {
+                                let mut p = *prefix;
+                                for cell in f..next {
+                                    p.push(cell, self.grid[cell]);
+                                }
+                                let r = self.rows_and_columns_bound(next, &p);
+                                if partner_free {
+                                    shared = Some((p, r));
+                                }
+                                (p, r)
+                            }
+                        };
                         self.give_back(k);
+                        let bound = rows_and_columns + diagonal;
                         if bound > floor {
                             children.push(Child {
                                 bound,
@@ -265,7 +381,15 @@ impl Search<'_> {
                 }
             }
         }
-        children.sort_by_key(|c| std::cmp::Reverse((c.bound, c.prefix.score)));
+        // Insertion sort: the lists are short, and it keeps generation order in ties.
+        for i in 1..children.len() {
+            let mut j = i;
+            let key = |c: &Child| (c.bound, c.prefix.score);
+            while j > 0 && key(&children[j - 1]) < key(&children[j]) {
+                children.swap(j - 1, j);
+                j -= 1;
+            }
+        }
     }
 
     /// A child's bound computed again from the board with the child entered (tests).
@@ -473,6 +597,7 @@ impl Solver<Detrak> for BranchAndBound {
         let mut s = Search {
             table: RunTable::get(),
             lines: &mut self.lines,
+            by_first: by_first(&kinds),
             kinds,
             left,
             grid,
@@ -530,7 +655,8 @@ mod tests {
             let mut s = Search {
                 table: RunTable::get(),
                 lines: &mut lines,
-                kinds,
+                by_first: by_first(&kinds),
+            kinds,
                 left,
                 grid,
                 pool,
