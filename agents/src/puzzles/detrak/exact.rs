@@ -27,7 +27,7 @@ use arena_core::puzzle::detrak::{
     ANTI_DIAGONAL, Answer, CELLS, DOMINOES, Detrak, Instance, LINES, SIZE, grid_score, line_score,
 };
 
-use super::run_table::{Prefix, RunTable};
+use super::run_table::{DIAGONAL_CELLS, Prefix, RunTable};
 use super::{answer_of, kinds};
 use crate::puzzles::{Solved, Solver};
 
@@ -83,7 +83,12 @@ impl LineFills {
 
 /// The best score of `line` with its empty cells from `from` on filled from `copies`;
 /// `fill` receives one best fill.
-fn best_fill(mut line: [u8; SIZE], copies: &mut [u8; 7], from: usize, fill: &mut [u8; SIZE]) -> i32 {
+fn best_fill(
+    mut line: [u8; SIZE],
+    copies: &mut [u8; 7],
+    from: usize,
+    fill: &mut [u8; SIZE],
+) -> i32 {
     let Some(at) = (from..SIZE).find(|&i| line[i] == 0) else {
         *fill = line;
         return line_score(line);
@@ -162,6 +167,8 @@ struct Child {
 
 struct Search<'a> {
     table: &'static RunTable,
+    /// The diagonal table: a second bound, taken where lower.
+    joint: &'static RunTable,
     lines: &'a mut LineFills,
     kinds: Vec<(u8, u8)>,
     /// For each symbol `x`, the kinds with `x` on one side and the other side's symbol.
@@ -215,14 +222,17 @@ impl Search<'_> {
 
     /// [`Search::upper_bound`] given the anti-diagonal's term.
     fn upper_bound_with(&self, f: usize, prefix: &Prefix, diagonal: i32) -> i32 {
-        self.rows_and_columns_bound(f, prefix) + diagonal
+        let (rows_and_columns, joint) = self.bounds(f, prefix);
+        (rows_and_columns + diagonal).min(joint)
     }
 
-    /// The rows and columns part of [`Search::upper_bound`]: `prefix` exactly, and what
-    /// the run table allows from `f` on.
-    fn rows_and_columns_bound(&self, f: usize, prefix: &Prefix) -> i32 {
+    /// The two bounds of the board with first empty cell `f` and rows and columns so
+    /// far `prefix`: the rows and columns part of the first (`prefix` exactly, and what
+    /// the run table allows from `f` on; the anti-diagonal's term goes on top), and the
+    /// whole of the second (the diagonal table's).
+    fn bounds(&self, f: usize, prefix: &Prefix) -> (i32, i32) {
         if f == CELLS {
-            return prefix.score;
+            return (prefix.score, prefix.score + prefix.diagonal_score);
         }
         let mut copies = self.pool;
         // Cells after `f` can only be covered by dominoes hanging from the row above.
@@ -230,7 +240,21 @@ impl Search<'_> {
         for &s in &self.grid[f + 1..(f + SIZE).min(CELLS)] {
             copies[usize::from(s)] += 1;
         }
-        prefix.score + self.table.sum_best(f, &copies, prefix)
+        (
+            prefix.score + self.table.sum_best(f, &copies, prefix),
+            self.joint_bound(f, prefix, &copies),
+        )
+    }
+
+    /// The diagonal table's bound from cell `f` on (`f` < 25), with `copies` of each
+    /// symbol for the cells from `f` on (see [`RunTable::diagonal`]).
+    fn joint_bound(&self, f: usize, prefix: &Prefix, copies: &[u8; 7]) -> i32 {
+        let free_diagonal_cells = DIAGONAL_CELLS.iter().filter(|&&d| d >= f).count() as i32;
+        let penalty = self.joint.diagonal_penalty().unwrap_or(0);
+        prefix.score
+            + prefix.diagonal_score
+            + penalty * free_diagonal_cells
+            + self.joint.sum_best(f, copies, prefix)
     }
 
     /// `false` once the budget is spent.
@@ -296,8 +320,9 @@ impl Search<'_> {
             for &s in &self.grid[f + 1..hanging_end] {
                 copies[usize::from(s)] += 1;
             }
-            x_fits[usize::from(x)] =
-                p.score + diagonal_here + self.table.sum_best(f + 1, &copies, &p) > floor;
+            let bound = (p.score + diagonal_here + self.table.sum_best(f + 1, &copies, &p))
+                .min(self.joint_bound(f + 1, &p, &copies));
+            x_fits[usize::from(x)] = bound > floor;
         }
         for partner in [
             (col < SIZE - 1).then(|| f + 1),
@@ -321,7 +346,7 @@ impl Search<'_> {
                     continue;
                 }
                 // The rows and columns term of a child whose partner stays free.
-                let mut shared: Option<(Prefix, i32)> = None;
+                let mut shared: Option<(Prefix, (i32, i32))> = None;
                 for i in 0..self.by_first[usize::from(x)].len() {
                     let (k, y) = self.by_first[usize::from(x)][i];
                     if self.left[k] == 0 {
@@ -348,22 +373,22 @@ impl Search<'_> {
                                 }
                             }
                         };
-                        let (p, rows_and_columns) = match shared {
+                        let (p, (rows_and_columns, joint)) = match shared {
                             Some(known) => known,
                             None => {
                                 let mut p = *prefix;
                                 for cell in f..next {
                                     p.push(cell, self.grid[cell]);
                                 }
-                                let r = self.rows_and_columns_bound(next, &p);
+                                let b = self.bounds(next, &p);
                                 if partner_free {
-                                    shared = Some((p, r));
+                                    shared = Some((p, b));
                                 }
-                                (p, r)
+                                (p, b)
                             }
                         };
                         self.give_back(k);
-                        let bound = rows_and_columns + diagonal;
+                        let bound = (rows_and_columns + diagonal).min(joint);
                         if bound > floor {
                             children.push(Child {
                                 bound,
@@ -596,6 +621,7 @@ impl Solver<Detrak> for BranchAndBound {
         root.push(0, instance.start);
         let mut s = Search {
             table: RunTable::get(),
+            joint: RunTable::diagonal(),
             lines: &mut self.lines,
             by_first: by_first(&kinds),
             kinds,
@@ -654,9 +680,10 @@ mod tests {
             prefix.push(0, instance.start);
             let mut s = Search {
                 table: RunTable::get(),
+                joint: RunTable::diagonal(),
                 lines: &mut lines,
                 by_first: by_first(&kinds),
-            kinds,
+                kinds,
                 left,
                 grid,
                 pool,
@@ -722,6 +749,42 @@ mod tests {
             assert!(again.optimal);
             assert_eq!(again.score, solved.score, "seed {seed}");
             assert_eq!(Detrak::score(&changed, &again.answer), Ok(again.score));
+        }
+    }
+}
+
+#[cfg(test)]
+mod diagonal_table_experiment {
+    use super::*;
+    use arena_core::puzzle::Puzzle;
+
+    #[test]
+    #[ignore]
+    fn root_bounds() {
+        let old = RunTable::get();
+        let t = std::time::Instant::now();
+        let tables: Vec<RunTable> = (0..=5).map(|p| RunTable::build(Some(p))).collect();
+        println!("built in {:?}", t.elapsed());
+        let mut lines = LineFills::default();
+        for seed in 0..10 {
+            let instance = Detrak::generate(seed);
+            let mut pool = [0u8; 7];
+            for d in &instance.dominoes {
+                pool[usize::from(d.0)] += 1;
+                pool[usize::from(d.1)] += 1;
+            }
+            let mut root = Prefix::default();
+            root.push(0, instance.start);
+            let diag = 2 * lines.best([0; 5], &pool).0;
+            let old_bound = root.score + diag + old.sum_best(1, &pool, &root);
+            let new: Vec<i32> = tables
+                .iter()
+                .enumerate()
+                .map(|(p, t)| {
+                    root.score + root.diagonal_score + 5 * p as i32 + t.sum_best(1, &pool, &root)
+                })
+                .collect();
+            println!("seed {seed}: old {old_bound} new by penalty {new:?}");
         }
     }
 }
