@@ -143,6 +143,17 @@ fn by_first(kinds: &[(u8, u8)]) -> [Vec<(usize, u8)>; 7] {
     by_first
 }
 
+/// For each cell, the penalties `joint` charges for the anti-diagonal cells from it on.
+fn free_diagonal_penalties(joint: &RunTable) -> [i32; CELLS + 1] {
+    let penalty = joint.diagonal_penalty().unwrap_or_default();
+    std::array::from_fn(|f| {
+        (0..SIZE)
+            .filter(|&i| DIAGONAL_CELLS[i] >= f)
+            .map(|i| penalty[i])
+            .sum()
+    })
+}
+
 fn on_diagonal(cell: usize) -> bool {
     cell / SIZE + cell % SIZE == SIZE - 1
 }
@@ -169,6 +180,8 @@ struct Search<'a> {
     table: &'static RunTable,
     /// The diagonal table: a second bound, taken where lower.
     joint: &'static RunTable,
+    /// The diagonal table's penalties of the anti-diagonal cells from each cell on.
+    free_diagonal_penalties: [i32; CELLS + 1],
     lines: &'a mut LineFills,
     kinds: Vec<(u8, u8)>,
     /// For each symbol `x`, the kinds with `x` on one side and the other side's symbol.
@@ -249,11 +262,9 @@ impl Search<'_> {
     /// The diagonal table's bound from cell `f` on (`f` < 25), with `copies` of each
     /// symbol for the cells from `f` on (see [`RunTable::diagonal`]).
     fn joint_bound(&self, f: usize, prefix: &Prefix, copies: &[u8; 7]) -> i32 {
-        let free_diagonal_cells = DIAGONAL_CELLS.iter().filter(|&&d| d >= f).count() as i32;
-        let penalty = self.joint.diagonal_penalty().unwrap_or(0);
         prefix.score
             + prefix.diagonal_score
-            + penalty * free_diagonal_cells
+            + self.free_diagonal_penalties[f]
             + self.joint.sum_best(f, copies, prefix)
     }
 
@@ -622,6 +633,7 @@ impl Solver<Detrak> for BranchAndBound {
         let mut s = Search {
             table: RunTable::get(),
             joint: RunTable::diagonal(),
+            free_diagonal_penalties: free_diagonal_penalties(RunTable::diagonal()),
             lines: &mut self.lines,
             by_first: by_first(&kinds),
             kinds,
@@ -681,6 +693,7 @@ mod tests {
             let mut s = Search {
                 table: RunTable::get(),
                 joint: RunTable::diagonal(),
+                free_diagonal_penalties: free_diagonal_penalties(RunTable::diagonal()),
                 lines: &mut lines,
                 by_first: by_first(&kinds),
                 kinds,
@@ -761,9 +774,11 @@ mod diagonal_table_experiment {
     #[test]
     #[ignore]
     fn root_bounds() {
-        let old = RunTable::get();
         let t = std::time::Instant::now();
-        let tables: Vec<RunTable> = (0..=5).map(|p| RunTable::build(Some(p))).collect();
+        let old = RunTable::get();
+        println!("old built in {:?}", t.elapsed());
+        let t = std::time::Instant::now();
+        let tables: Vec<RunTable> = (0..=5).map(|p| RunTable::build(Some([p; SIZE]))).collect();
         println!("built in {:?}", t.elapsed());
         let mut lines = LineFills::default();
         for seed in 0..10 {
