@@ -49,7 +49,7 @@ pub struct BranchAndBound {
 /// direct-mapped table (a miss recomputes: at most 6^5 fills).
 struct LineFills(Vec<u64>);
 
-const LINE_CACHE_BITS: u32 = 20;
+const LINE_CACHE_BITS: u32 = 16;
 
 impl Default for LineFills {
     fn default() -> Self {
@@ -244,19 +244,37 @@ impl Search<'_> {
     /// the run table allows from `f` on; the anti-diagonal's term goes on top), and the
     /// whole of the second (the diagonal table's).
     fn bounds(&self, f: usize, prefix: &Prefix) -> (i32, i32) {
-        if f == CELLS {
-            return (prefix.score, prefix.score + prefix.diagonal_score);
-        }
+        (
+            self.rows_and_columns_bound(f, prefix),
+            self.joint_upper_bound(f, prefix),
+        )
+    }
+
+    /// The copies of each symbol for the cells from `f` on: the pool, and the cells
+    /// after `f` already covered by dominoes hanging from the row above (cell `f`
+    /// itself is empty: symbol 0, which counts nothing).
+    fn copies_from(&self, f: usize) -> [u8; 7] {
         let mut copies = self.pool;
-        // Cells after `f` can only be covered by dominoes hanging from the row above.
-        // (Cell `f` itself is empty: symbol 0, which counts nothing.)
         for &s in &self.grid[f + 1..(f + SIZE).min(CELLS)] {
             copies[usize::from(s)] += 1;
         }
-        (
-            prefix.score + self.table.sum_best(f, &copies, prefix),
-            self.joint_bound(f, prefix, &copies),
-        )
+        copies
+    }
+
+    /// The rows and columns part of the first bound.
+    fn rows_and_columns_bound(&self, f: usize, prefix: &Prefix) -> i32 {
+        if f == CELLS {
+            return prefix.score;
+        }
+        prefix.score + self.table.sum_best(f, &self.copies_from(f), prefix)
+    }
+
+    /// The second bound, the diagonal table's.
+    fn joint_upper_bound(&self, f: usize, prefix: &Prefix) -> i32 {
+        if f == CELLS {
+            return prefix.score + prefix.diagonal_score;
+        }
+        self.joint_bound(f, prefix, &self.copies_from(f))
     }
 
     /// The diagonal table's bound from cell `f` on (`f` < 25), with `copies` of each
@@ -317,7 +335,8 @@ impl Search<'_> {
         // Off the anti-diagonal, its term depends on the kind placed only, and is this
         // board's own while the pool keeps the copies one best fill here uses.
         let mut diagonal_of_kind = [None; DOMINOES];
-        let (diagonal_here, uses_here) = self.diagonal_bound_and_uses();
+        // This board's anti-diagonal term, looked up once a child first needs it.
+        let mut here: Option<(i32, u32)> = None;
         let mut x_fits = [false; 7];
         let hanging_end = (f + SIZE).min(CELLS);
         for x in 1..=6u8 {
@@ -331,9 +350,12 @@ impl Search<'_> {
             for &s in &self.grid[f + 1..hanging_end] {
                 copies[usize::from(s)] += 1;
             }
-            let bound = (p.score + diagonal_here + self.table.sum_best(f + 1, &copies, &p))
-                .min(self.joint_bound(f + 1, &p, &copies));
-            x_fits[usize::from(x)] = bound > floor;
+            // The diagonal table's bound first: the other only where it passes.
+            x_fits[usize::from(x)] = self.joint_bound(f + 1, &p, &copies) > floor && {
+                let (diagonal_here, _) =
+                    *here.get_or_insert_with(|| self.diagonal_bound_and_uses());
+                p.score + diagonal_here + self.table.sum_best(f + 1, &copies, &p) > floor
+            };
         }
         for partner in [
             (col < SIZE - 1).then(|| f + 1),
@@ -357,7 +379,8 @@ impl Search<'_> {
                     continue;
                 }
                 // The rows and columns term of a child whose partner stays free.
-                let mut shared: Option<(Prefix, (i32, i32))> = None;
+                let mut shared: Option<(Prefix, i32)> = None;
+                let mut shared_rows_and_columns: Option<i32> = None;
                 for i in 0..self.by_first[usize::from(x)].len() {
                     let (k, y) = self.by_first[usize::from(x)][i];
                     if self.left[k] == 0 {
@@ -369,37 +392,54 @@ impl Search<'_> {
                         self.grid[1] != 0 && self.grid[5] != 0 && self.grid[1] > self.grid[5];
                     if !symmetric_twin {
                         self.take(k);
-                        let diagonal = if diagonal_touched {
-                            self.diagonal_bound()
-                        } else {
-                            match diagonal_of_kind[k] {
-                                Some(d) => d,
-                                None => {
-                                    let d = if keeps_fill(&self.pool, uses_here) {
-                                        diagonal_here
-                                    } else {
-                                        self.diagonal_bound()
-                                    };
-                                    *diagonal_of_kind[k].insert(d)
-                                }
-                            }
-                        };
-                        let (p, (rows_and_columns, joint)) = match shared {
+                        let (p, joint) = match shared {
                             Some(known) => known,
                             None => {
                                 let mut p = *prefix;
                                 for cell in f..next {
                                     p.push(cell, self.grid[cell]);
                                 }
-                                let b = self.bounds(next, &p);
+                                let joint = self.joint_upper_bound(next, &p);
                                 if partner_free {
-                                    shared = Some((p, b));
+                                    shared = Some((p, joint));
                                 }
-                                (p, b)
+                                (p, joint)
                             }
                         };
+                        // The first bound only where the diagonal table's passes.
+                        let bound = if joint <= floor {
+                            joint
+                        } else {
+                            let diagonal = if diagonal_touched {
+                                self.diagonal_bound()
+                            } else {
+                                match diagonal_of_kind[k] {
+                                    Some(d) => d,
+                                    None => {
+                                        let (diagonal_here, uses_here) = *here
+                                            .get_or_insert_with(|| self.diagonal_bound_and_uses());
+                                        let d = if keeps_fill(&self.pool, uses_here) {
+                                            diagonal_here
+                                        } else {
+                                            self.diagonal_bound()
+                                        };
+                                        *diagonal_of_kind[k].insert(d)
+                                    }
+                                }
+                            };
+                            let rows_and_columns = match shared_rows_and_columns {
+                                Some(r) => r,
+                                None => {
+                                    let r = self.rows_and_columns_bound(next, &p);
+                                    if partner_free {
+                                        shared_rows_and_columns = Some(r);
+                                    }
+                                    r
+                                }
+                            };
+                            (rows_and_columns + diagonal).min(joint)
+                        };
                         self.give_back(k);
-                        let bound = (rows_and_columns + diagonal).min(joint);
                         if bound > floor {
                             children.push(Child {
                                 bound,
