@@ -292,33 +292,40 @@ impl RunTable {
         };
         // Past the last cell every run has been closed where its line ended: 0. Each
         // state is decoded once; its two successors (the cell skipped or taken) differ
-        // from copy count to copy count only by the count's stride.
+        // from copy count to copy count only by the count's stride, so the copies loop
+        // runs outside, writing in order.
+        let mut successors = Vec::new();
         for pos in (0..CELLS).rev() {
             let (r, c) = (pos / SIZE, pos % SIZE);
             let layout = table.layouts[pos];
             let next = table.layouts[pos + 1];
             let next_cap = CELLS - pos - 1;
-            for i in 0..layout.states {
+            successors.clear();
+            successors.extend((0..layout.states).map(|i| {
                 let open = layout.open(i);
                 let (skip_gain, skip_open) = table.skip(pos, &open, c);
                 let (take_gain, take_open) = table.take(pos, &open, r, c);
-                let skip_at = next.index(0, &skip_open);
-                let take_at = next.index(0, &take_open);
-                let at = layout.index(0, &open);
-                for copies in 0..=CELLS - pos {
-                    let skip = skip_gain
-                        + i32::from(table.values[skip_at + copies.min(next_cap) * next.states]);
+                (
+                    skip_gain,
+                    next.index(0, &skip_open),
+                    take_gain,
+                    next.index(0, &take_open),
+                )
+            }));
+            for copies in 0..=CELLS - pos {
+                let skip_shift = copies.min(next_cap) * next.states;
+                let take_shift = copies.saturating_sub(1).min(next_cap) * next.states;
+                let at = layout.offset + copies * layout.states;
+                for (i, &(skip_gain, skip_at, take_gain, take_at)) in successors.iter().enumerate()
+                {
+                    let skip = skip_gain + i32::from(table.values[skip_at + skip_shift]);
                     let best = if copies > 0 {
-                        let take = take_gain
-                            + i32::from(
-                                table.values[take_at + (copies - 1).min(next_cap) * next.states],
-                            );
-                        skip.max(take)
+                        skip.max(take_gain + i32::from(table.values[take_at + take_shift]))
                     } else {
                         skip
                     };
                     debug_assert!(i8::try_from(best).is_ok());
-                    table.values[at + copies * layout.states] = best as i8;
+                    table.values[at + i] = best as i8;
                 }
             }
         }
