@@ -239,7 +239,8 @@ impl RunTable {
 
     /// The most the symbol's runs in rows and columns can still score from cell `pos`
     /// on, with `copies` of it left to place and `open` runs (which must be a state a
-    /// row-major fill can reach at `pos`).
+    /// row-major fill can reach at `pos`). (The search sums all six: `sum_best`.)
+    #[cfg(test)]
     pub fn best(&self, pos: usize, copies: usize, open: &Open) -> i32 {
         let layout = &self.layouts[pos];
         i32::from(self.values[layout.index(copies.min(CELLS - pos), open)])
