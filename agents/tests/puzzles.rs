@@ -559,7 +559,7 @@ fn t6_proofs_agree_with_the_previous_solver() {
 }
 
 #[test]
-#[ignore = "every recorded optimum: about half a minute in release"]
+#[ignore = "every recorded optimum (113): about 20 s in release"]
 fn t6_proofs_agree_with_the_previous_solver_everywhere() {
     for (instance, optimum) in detrak_optima() {
         proves_the_recorded_optimum(&instance, optimum);
