@@ -22,9 +22,10 @@
 //! its copies go to one or the other; to keep several symbols from all claiming the
 //! anti-diagonal, each anti-diagonal cell a symbol takes costs it a penalty, and the
 //! penalties of the free anti-diagonal cells are added back (a real completion puts
-//! exactly one symbol on each, so they cancel: sound for any penalties). It is 6 to 8
-//! points lower at the root on seeds 0..10 (61..66 against 69..75; optima 51..60) and
-//! proofs take about 25 times fewer nodes. It is computed first; the first bound only
+//! exactly one symbol on each, so they cancel: sound for any penalties). With a uniform
+//! penalty of 2 it is 3 to 8 points lower at the root on seeds 0..10 (61..69 against
+//! 67..75; optima 51..60); with the tuned penalties proofs take about 25 times fewer
+//! nodes. It is computed first; the first bound only
 //! for children it does not already cut.
 //!
 //! Each symbol's best is taken on its own, so two symbols may claim the same cell: that
