@@ -3,8 +3,8 @@
 
 use agents::dominoes::inference::Belief;
 use agents::dominoes::opponent::{OpponentModel, default_library, observations};
-use agents::dominoes::pimc::base_sim;
 use agents::dominoes::sim::Policy;
+use agents::dominoes::worlds::base_sim;
 use agents::dominoes::{Pimc, PimcConfig, build};
 use arena_core::dominoes::{Case, Deal, DominoMove, Dominoes, End, Event};
 use arena_core::{Agent, Game, Seat};

@@ -497,3 +497,71 @@ fn t7_lookahead_plays_online_for_expected_score_and_beats_greedy() {
         "{lookahead_total} vs {greedy_total}"
     );
 }
+
+/// Optima proven by the exact solver as it was before issue 25's diagonal table (its
+/// bound: the run table plus the anti-diagonal's best fill, a different argument), one
+/// `instance = optimum` a line: seeds of `arena gen detrak` (from 0 on), and the
+/// adversarial instances of `tests/data/detrak_adversarial.txt`.
+fn detrak_optima() -> Vec<(detrak::Instance, i64)> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/data/detrak_optima.txt"
+    );
+    std::fs::read_to_string(path)
+        .expect("the optima file")
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+        .map(|l| {
+            let (instance, optimum) = l.split_once('=').expect("instance = optimum");
+            (
+                instance.trim().parse().expect("an instance"),
+                optimum.trim().parse().expect("an optimum"),
+            )
+        })
+        .collect()
+}
+
+fn proves_the_recorded_optimum(instance: &detrak::Instance, optimum: i64) {
+    let solved = BranchAndBound::default()
+        .solve(instance, UNLIMITED)
+        .unwrap();
+    assert!(solved.optimal, "{instance}");
+    checked::<Detrak>(instance, &solved);
+    assert_eq!(solved.score, optimum, "{instance}");
+}
+
+/// The solver's proofs agree with the old solver's on a few of the recorded instances
+/// (quick ones; all of them with `--ignored`).
+#[test]
+fn t6_proofs_agree_with_the_previous_solver() {
+    let optima = detrak_optima();
+    assert!(optima.len() >= 30, "{} recorded optima", optima.len());
+    for text in [
+        "2 | 11 22 33 44 55 66 12 34 56 61 23 45",
+        "3 | 11 22 12 21 13 24 35 46 11 22 56 12",
+        "1 | 11 22 33 44 55 66 12 34 56 21 43 65",
+    ] {
+        let instance: detrak::Instance = text.parse().unwrap();
+        let &(_, optimum) = optima
+            .iter()
+            .find(|(i, _)| *i == instance)
+            .expect("a recorded instance");
+        proves_the_recorded_optimum(&instance, optimum);
+    }
+    for seed in [7, 10] {
+        let instance = Detrak::generate(seed);
+        let &(_, optimum) = optima
+            .iter()
+            .find(|(i, _)| *i == instance)
+            .expect("a recorded seed");
+        proves_the_recorded_optimum(&instance, optimum);
+    }
+}
+
+#[test]
+#[ignore = "every recorded optimum (113): about 20 s in release"]
+fn t6_proofs_agree_with_the_previous_solver_everywhere() {
+    for (instance, optimum) in detrak_optima() {
+        proves_the_recorded_optimum(&instance, optimum);
+    }
+}

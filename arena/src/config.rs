@@ -7,6 +7,7 @@ use agents::Spec;
 use serde::{Deserialize, Serialize};
 
 use crate::external::Limits;
+pub use crate::plan::{Plan, PlanAgent, SprtConfig};
 
 /// The master seed when a config or `arena match` names none: fixed, so two runs of
 /// the same command are the same experiment.
@@ -114,21 +115,6 @@ pub struct NamedAgent {
     pub spec: String,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SprtConfig {
-    pub elo0: f64,
-    pub elo1: f64,
-    #[serde(default = "default_error_rate")]
-    pub alpha: f64,
-    #[serde(default = "default_error_rate")]
-    pub beta: f64,
-}
-
-fn default_error_rate() -> f64 {
-    0.05
-}
-
 /// A config that cannot run; each names the input at fault.
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -205,29 +191,8 @@ fn puzzle_limits(solo: bool, mut limits: Limits) -> Limits {
     limits
 }
 
-/// A named agent of a resolved plan.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PlanAgent {
-    pub name: String,
-    pub spec: Spec,
-}
-
-/// Everything that determines a run's results, fully explicit. Cases are kept as their
-/// notation strings here; the game module parses them.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Plan {
-    /// The task's registered name.
-    pub game: String,
-    pub cases: Vec<String>,
-    pub games_per_case: u32,
-    pub seed: u64,
-    pub agents: Vec<PlanAgent>,
-    pub sprt: Option<SprtConfig>,
-    pub limits: Limits,
-    /// Indices of the gauntlet agents, ascending; empty for a round robin.
-    pub gauntlet: Vec<usize>,
-}
-
+/// Resolving a config into a plan, and a plan back into the config a run directory
+/// stores.
 impl Plan {
     /// Resolves defaults and checks everything, cases in the task's notation included
     /// (rewritten canonically: `5, 4` becomes `5,4`).
@@ -332,6 +297,7 @@ impl Plan {
                 config.limits.clone().unwrap_or_default(),
             ))?,
             gauntlet,
+            seats: task.seats(),
         })
     }
 
@@ -364,23 +330,6 @@ impl Plan {
         }
     }
 
-    /// Whether the task is one-seat (a puzzle): agents attempt seeds alone.
-    pub fn is_solo(&self) -> bool {
-        self.task().seats() == 1
-    }
-
-    /// `n` of what this plan plays, counted: `1 game`, `8 attempts` (a puzzle run's
-    /// rows are attempts at a seed).
-    pub fn count(&self, n: u64) -> String {
-        let unit = if self.is_solo() { "attempt" } else { "game" };
-        format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
-    }
-
-    /// The plan's task (resolution checked that it exists).
-    pub fn task(&self) -> &'static dyn crate::task::Task {
-        crate::task::lookup(&self.game).unwrap_or(crate::task::REGISTRY[0])
-    }
-
     /// The resolved config as stored in a run directory (`config.toml`).
     pub fn to_toml(&self) -> String {
         // A plain struct of strings, numbers and tables always serializes.
@@ -392,47 +341,6 @@ impl Plan {
     /// defence against forgery.
     pub fn hash(&self) -> String {
         format!("fnv1a64:{:016x}", fnv1a64(self.to_toml().as_bytes()))
-    }
-
-    /// The run's schedule shape.
-    pub fn schedule(&self) -> crate::engine::Schedule {
-        let seats = self.task().seats();
-        crate::engine::Schedule {
-            matchups: self.matchups().len() as u16,
-            cases: self.cases.len() as u16,
-            pairs_per_case: self.games_per_case / u32::from(seats),
-            games_per_pair: seats,
-        }
-    }
-
-    /// Agent pairings. A round robin: every `(i, j)` with `i < j`, in order. A gauntlet:
-    /// each gauntlet agent `g` (as agent A) against every other agent, in order, a pairing
-    /// of two gauntlet agents listed once.
-    pub fn matchups(&self) -> Vec<(usize, usize)> {
-        let n = self.agents.len();
-        if self.is_solo() {
-            // One seat: each agent alone, `(i, i)`.
-            return (0..n).map(|i| (i, i)).collect();
-        }
-        if self.gauntlet.is_empty() {
-            return (0..n)
-                .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
-                .collect();
-        }
-        let mut out = Vec::new();
-        for &g in &self.gauntlet {
-            for j in 0..n {
-                if j != g && !(self.gauntlet.contains(&j) && j < g) {
-                    out.push((g, j));
-                }
-            }
-        }
-        out
-    }
-
-    /// Whether this is a gauntlet (else a round robin, or a two-agent match).
-    pub fn is_gauntlet(&self) -> bool {
-        !self.gauntlet.is_empty()
     }
 }
 
@@ -582,7 +490,7 @@ mod tests {
             assert_eq!(plan.games_per_case, 100, "{name}");
             assert!(plan.agents.len() >= 2, "{name}");
             for a in &plan.agents {
-                plan.task().check_agent(&a.spec).unwrap();
+                crate::task::of(&plan).check_agent(&a.spec).unwrap();
             }
         }
     }
@@ -637,7 +545,7 @@ mod tests {
         let plan = Plan::resolve(&c).unwrap();
         assert_eq!(plan.gauntlet, [3]);
         assert_eq!(plan.matchups(), [(3, 0), (3, 1), (3, 2)]);
-        assert_eq!(plan.schedule().matchups, 3);
+        assert_eq!(crate::engine::Schedule::of(&plan).matchups, 3);
         // Two gauntlet agents meet once, and each meets the field.
         let mut two = plan.clone();
         two.gauntlet = vec![1, 3];

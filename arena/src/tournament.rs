@@ -10,16 +10,16 @@ use std::time::Instant;
 
 use anyhow::{Context, Result};
 
-use crate::config::Plan;
 use crate::engine::{self, Execution, Observer, RunEnd, Shard, SprtMonitor, StartupGuard};
 use crate::external::{ExecAgent, ExternalRuntime};
+use crate::plan::Plan;
 use crate::record::{Extras, Outcome, Record, Termination};
 use crate::report::puzzle_html::PuzzlePage;
 use crate::report::think::{THINK_CSV, TIMINGS_CSV, ThinkTally};
 use crate::report::{
     ConsoleTable, Exporter, Forfeits, Progress, RunFacts, Summarizer, export, html, puzzles,
 };
-use crate::rundir::results::{ResultsWriter, Tail, Torn, read_rows};
+use crate::rundir::results::{Codec, ResultsWriter, Tail, Torn, read_rows};
 use crate::rundir::times::{TIMES_CSV, TimesWriter};
 use crate::rundir::{Access, RunDir, write_atomic};
 use crate::task::Prepared;
@@ -42,7 +42,7 @@ pub struct HarnessFailure;
 
 /// Starts a new run of `plan` in `dir`.
 pub fn start(plan: &Plan, dir: &Path, shard: Shard, exec: &Execution) -> Result<()> {
-    let task = plan.task();
+    let task = crate::task::of(plan);
     for a in &plan.agents {
         task.check_agent(&a.spec)
             .with_context(|| format!("agent {:?}", a.name))?;
@@ -68,7 +68,7 @@ pub fn resume(dir: &Path, exec: &Execution) -> Result<()> {
 
 /// Finishes the interrupted run already opened (and locked) as `run`.
 pub fn resume_open(run: RunDir, exec: &Execution) -> Result<()> {
-    let prepared = run.plan.task().prepare(&run.plan)?;
+    let prepared = crate::task::of(&run.plan).prepare(&run.plan)?;
     run.log("resumed")?;
     execute(&run, exec, prepared)
 }
@@ -76,7 +76,7 @@ pub fn resume_open(run: RunDir, exec: &Execution) -> Result<()> {
 fn execute(run: &RunDir, exec: &Execution, mut prepared: Box<dyn Prepared>) -> Result<()> {
     let plan = &run.plan;
     let shard = run.shard();
-    let schedule = plan.schedule();
+    let schedule = crate::engine::Schedule::of(plan);
     let total = schedule.shard_len(shard);
     // Timed when asked, and always with an external agent (its games are slow anyway,
     // and its think time is what its author needs).
@@ -144,6 +144,7 @@ fn execute(run: &RunDir, exec: &Execution, mut prepared: Box<dyn Prepared>) -> R
     }
     let harness = |e: anyhow::Error| e.context(HarnessFailure);
     let mut writer = ResultsWriter::append(&games_csv, plan, tail).map_err(harness)?;
+    let codec = Codec::new(plan);
     let mut progress = Progress::new(exec.progress, plan, total, done);
     let mut think = match timed {
         true => {
@@ -169,13 +170,8 @@ fn execute(run: &RunDir, exec: &Execution, mut prepared: Box<dyn Prepared>) -> R
     engine::stop::install(&run.dir);
     let end = {
         // The guard first: the game that trips it reaches no other observer.
-        let mut observers: Vec<&mut dyn Observer> = vec![
-            &mut guard,
-            &mut writer,
-            &mut tally,
-            &mut forfeits,
-            &mut progress,
-        ];
+        let mut observers: Vec<&mut dyn Observer> =
+            vec![&mut guard, &mut tally, &mut forfeits, &mut progress];
         if let Some(s) = &mut sprt {
             observers.push(s);
         }
@@ -195,7 +191,11 @@ fn execute(run: &RunDir, exec: &Execution, mut prepared: Box<dyn Prepared>) -> R
             exec,
             external.as_ref(),
             engine::stop::flag(),
-            &mut observers,
+            engine::Outputs {
+                encoder: &codec,
+                sink: &mut writer,
+                observers: &mut observers,
+            },
         )
     };
     progress.finish();
@@ -389,7 +389,7 @@ pub fn external_runtime(run: &RunDir, done: u64) -> Result<Option<Arc<ExternalRu
     if agents.iter().all(Option::is_none) {
         return Ok(None);
     }
-    let schedule = plan.schedule();
+    let schedule = crate::engine::Schedule::of(plan);
     let matchups = plan.matchups();
     let mut games: HashMap<(usize, String), usize> = HashMap::new();
     let shard = run.shard();
@@ -427,7 +427,7 @@ pub fn external_runtime(run: &RunDir, done: u64) -> Result<Option<Arc<ExternalRu
 pub fn replay(dir: &Path, index: u64) -> Result<String> {
     let run = RunDir::open(dir, Access::Peek)?;
     let plan = &run.plan;
-    let schedule = plan.schedule();
+    let schedule = crate::engine::Schedule::of(plan);
     let shard = run.shard();
     // Only games that were played: a run stopped by the SPRT, interrupted, or a shard
     // holds fewer games than its schedule.
@@ -464,7 +464,7 @@ pub fn replay(dir: &Path, index: u64) -> Result<String> {
     if plan.is_solo() {
         return crate::task::puzzles::describe(plan, &record);
     }
-    let prepared = plan.task().prepare(plan)?;
+    let prepared = crate::task::of(plan).prepare(plan)?;
     let external = external_runtime(&run, 0)?;
     let (mut text, replayed) = prepared.replay(&schedule.job(index), external.as_ref())?;
     fn gist(r: &Record) -> (&Outcome, Termination, &str, u32, &Extras) {

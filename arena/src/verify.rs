@@ -12,8 +12,8 @@ use std::time::Instant;
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
 
-use crate::config::Plan;
 use crate::external::ExternalRuntime;
+use crate::plan::Plan;
 use crate::rundir::results::{Codec, RowReader, Torn, csv_cell};
 use crate::rundir::{Access, RunDir};
 use crate::task::Prepared;
@@ -77,7 +77,7 @@ pub fn verify(dir: &Path, options: &Options) -> Result<Verified> {
         true => crate::tournament::external_runtime(&run, 0)?,
         false => None,
     };
-    let prepared = plan.task().prepare(plan)?;
+    let prepared = crate::task::of(plan).prepare(plan)?;
     let codec = Codec::new(plan);
     let columns: Vec<String> = codec
         .header()
@@ -222,7 +222,7 @@ fn replay(
     index: u64,
 ) -> Result<Vec<u8>> {
     let record = prepared
-        .play(&plan.schedule().job(index), external)
+        .play(&crate::engine::Schedule::of(plan).job(index), external)
         .with_context(|| format!("replaying game {index}"))?;
     let mut content = Vec::new();
     codec.write(&record, &mut content);

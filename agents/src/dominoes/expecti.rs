@@ -39,10 +39,10 @@ use rand_chacha::rand_core::{Rng, SeedableRng};
 use super::endgame::endgame_of;
 use super::inference::{Belief, shuffled};
 use super::opponent::{Observation, Reader, default_library, observations};
-use super::pimc::base_sim;
 use super::sim::{Policy, Sim, after};
 use super::solver::Solver;
 use super::worlds;
+use super::worlds::base_sim;
 
 /// The settings of an [`Expecti`] player (spec `expecti:depth=..,rollouts=..,..`).
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -24,7 +24,7 @@ mod response;
 pub mod sim;
 pub mod smart;
 pub mod solver;
-mod worlds;
+pub mod worlds;
 
 pub use endgame::{EndgamePlayer, endgame_of};
 pub use expecti::{Expecti, ExpectiConfig};

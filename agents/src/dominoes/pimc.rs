@@ -31,7 +31,6 @@
 //! seed and the calls: no clock is read. An endgame the solver cannot finish within
 //! `nodes` (rare: lopsided positions with 25+ tiles in hand) is decided by rollouts. [`Pimc::last_work`] reports the rollouts of the last decision.
 
-use arena_core::Seat;
 use arena_core::dominoes::{DominoMove, DominoView, Dominoes, Tile};
 use arena_core::{Agent, AgentError};
 use rand_chacha::ChaCha8Rng;
@@ -46,7 +45,7 @@ use super::opponent::{
 use super::response;
 use super::sim::{Policy, Sim};
 use super::solver::{Solution, Solver};
-use super::worlds;
+use super::worlds::{self, base_sim};
 
 /// Who the opponent is taken to be in rollouts.
 #[derive(Clone, Debug, PartialEq)]
@@ -410,31 +409,6 @@ pub const RESPONSE_NODES: u64 = 200_000;
 
 /// A world weighing less than this fraction of the heaviest is not rolled out.
 pub const NEGLIGIBLE: f64 = 1e-3;
-
-/// The sim for a view with us as seat 0; the opponent's hand and the stock are left
-/// for the caller to fill (in an exact endgame they are filled: the unseen tiles).
-pub fn base_sim(view: &DominoView<'_>, belief: &Belief) -> Sim {
-    let me = view.seat();
-    let hand = view.hand().iter().fold(0u64, |m, t| m | t.bit());
-    let all = (1u64 << arena_core::dominoes::set_size(view.case().n())) - 1;
-    let idx = |s: Seat| s.index();
-    Sim {
-        hands: [hand, if belief.exact() { belief.unseen } else { 0 }],
-        l: view.line().left(),
-        r: view.line().right(),
-        all,
-        line: all & !belief.unseen & !hand,
-        stock: [0; 45],
-        stock_front: 0,
-        stock_end: 0,
-        to_move: 0,
-        passes: u8::from(matches!(
-            view.history().last(),
-            Some(arena_core::dominoes::Event::Pass { .. })
-        )),
-        void: [belief.void[idx(me)], belief.void[idx(me.other())]],
-    }
-}
 
 impl Agent<Dominoes> for Pimc {
     fn reset(&mut self, start: &DominoView<'_>) -> Result<(), AgentError> {

@@ -2,6 +2,7 @@
 //! `expecti`): opponent hands drawn from the [`Belief`], the stock shuffled, and each
 //! world weighed by how well the opponent's models explain its placements in it.
 
+use arena_core::Seat;
 use arena_core::dominoes::DominoView;
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::Rng;
@@ -80,4 +81,29 @@ pub(crate) fn read(
             (total, pick)
         })
         .collect()
+}
+
+/// The sim for a view with us as seat 0; the opponent's hand and the stock are left
+/// for the caller to fill (in an exact endgame they are filled: the unseen tiles).
+pub fn base_sim(view: &DominoView<'_>, belief: &Belief) -> Sim {
+    let me = view.seat();
+    let hand = view.hand().iter().fold(0u64, |m, t| m | t.bit());
+    let all = (1u64 << arena_core::dominoes::set_size(view.case().n())) - 1;
+    let idx = |s: Seat| s.index();
+    Sim {
+        hands: [hand, if belief.exact() { belief.unseen } else { 0 }],
+        l: view.line().left(),
+        r: view.line().right(),
+        all,
+        line: all & !belief.unseen & !hand,
+        stock: [0; 45],
+        stock_front: 0,
+        stock_end: 0,
+        to_move: 0,
+        passes: u8::from(matches!(
+            view.history().last(),
+            Some(arena_core::dominoes::Event::Pass { .. })
+        )),
+        void: [belief.void[idx(me)], belief.void[idx(me.other())]],
+    }
 }

@@ -6,8 +6,9 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 
 use super::{ProgressMode, emit};
-use crate::config::{AgentEntry, Cases, Config, NamedAgent, Plan, SeedChoice};
+use crate::config::{AgentEntry, Cases, Config, NamedAgent, SeedChoice};
 use crate::engine::{Execution, Shard};
+use crate::plan::Plan;
 use crate::rundir::{self, RunDir};
 use crate::{task, tournament};
 

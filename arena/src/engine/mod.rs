@@ -10,5 +10,5 @@ mod schedule;
 pub mod stop;
 
 pub use observer::{Flow, Observer, SprtMonitor, StartupGuard};
-pub use run::{Execution, RunEnd, Span, play_all};
+pub use run::{Execution, Outputs, RowEncoder, RowSink, Rows, RunEnd, Span, play_all};
 pub use schedule::{Schedule, Shard};

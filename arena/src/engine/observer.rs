@@ -2,7 +2,7 @@
 
 use anyhow::Result;
 
-use crate::config::SprtConfig;
+use crate::plan::SprtConfig;
 use crate::record::{Record, Side, Termination};
 use crate::stats::{Pentanomial, Sprt};
 
@@ -35,7 +35,7 @@ pub struct SprtMonitor {
 impl SprtMonitor {
     pub fn new(config: &SprtConfig) -> Result<SprtMonitor> {
         Ok(SprtMonitor {
-            sprt: Sprt::new(config.elo0, config.elo1, config.alpha, config.beta)?,
+            sprt: config.sprt()?,
             pairs: Pentanomial::default(),
             open: None,
             decided: false,

@@ -1,12 +1,19 @@
-//! Plays a shard of a run: workers claim games in order, play them, and send records in
-//! small batches; the calling thread puts them back in game order and hands each to the
-//! observers. Memory is bounded by the concurrency (a window of games in flight), never
-//! by the length of the run.
+//! Plays a shard of a run: workers claim games in order, play them, encode each one's row
+//! and send records in small batches; the calling thread puts them back in game order and
+//! hands each to the observers, and a writer thread appends the rows. Memory is bounded
+//! by the concurrency (a window of games in flight), never by the length of the run.
+//!
+//! Three stages, because fast games (a few microseconds each) make any per-game work done
+//! in one thread the limit on many cores: the workers do everything that can be done out
+//! of order (playing, encoding the row), the ordering thread only what needs game order
+//! (the observers' counts), and the writer only what needs the bytes of every earlier row
+//! (the running check, the file).
 
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::mpsc;
+use std::sync::{Mutex, mpsc};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -51,10 +58,122 @@ const WINDOW_PER_WORKER: u64 = 1024;
 const CLAIM_MAX: u64 = 64;
 const CLAIM_TIME: Duration = Duration::from_micros(200);
 
-/// Consecutive records of one worker: games `start`, `start + 1`, ….
+/// Runs the ordering thread may hand the writer before it waits (a bound on memory).
+const WRITER_QUEUE: usize = 64;
+
+/// Encodes a record as its row's content, ending in a line break (`games.csv`'s rows
+/// without their running check). Called in the workers.
+pub trait RowEncoder: Sync {
+    fn encode(&self, record: &Record, out: &mut Vec<u8>);
+}
+
+/// Rows' contents back to back, in game order.
+#[derive(Debug, Default)]
+pub struct Rows {
+    bytes: Vec<u8>,
+    /// Where each row ends in `bytes`.
+    ends: Vec<usize>,
+}
+
+impl Rows {
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// Each row's content, with its line break.
+    pub fn iter(&self) -> impl Iterator<Item = &[u8]> {
+        self.ranges().map(|r| &self.bytes[r])
+    }
+
+    fn ranges(&self) -> impl Iterator<Item = Range<usize>> + '_ {
+        std::iter::once(0)
+            .chain(self.ends.iter().copied())
+            .zip(self.ends.iter().copied())
+            .map(|(start, end)| start..end)
+    }
+
+    fn push(&mut self, encoder: &dyn RowEncoder, record: &Record) {
+        encoder.encode(record, &mut self.bytes);
+        self.ends.push(self.bytes.len());
+    }
+
+    fn clear(&mut self) {
+        self.bytes.clear();
+        self.ends.clear();
+    }
+
+    /// Keeps the first `n` rows.
+    fn truncate(&mut self, n: usize) {
+        if n < self.ends.len() {
+            self.bytes
+                .truncate(if n == 0 { 0 } else { self.ends[n - 1] });
+            self.ends.truncate(n);
+        }
+    }
+}
+
+/// Receives every handed-on game's row, in game order, on a thread of its own.
+pub trait RowSink: Send {
+    fn append(&mut self, rows: &Rows) -> Result<()>;
+}
+
+/// Consecutive records of one worker, games `start`, `start + 1`, …, and their rows.
 struct Run {
     start: u64,
     records: Vec<Record>,
+    rows: Rows,
+}
+
+/// Emptied buffers going back to the workers. A buffer filled on one thread and freed on
+/// another makes the allocator hand memory back and fault it in again (13 times the
+/// page faults at two workers as at one), so runs' buffers are reused instead.
+#[derive(Default)]
+struct Spares {
+    records: Mutex<Vec<Vec<Record>>>,
+    rows: Mutex<Vec<Rows>>,
+}
+
+/// Spare buffers kept, at most; more are freed (memory stays bounded).
+const SPARES_KEPT: usize = 1024;
+
+impl Spares {
+    fn records(&self) -> Vec<Record> {
+        self.records
+            .lock()
+            .ok()
+            .and_then(|mut v| v.pop())
+            .unwrap_or_default()
+    }
+
+    fn rows(&self) -> Rows {
+        self.rows
+            .lock()
+            .ok()
+            .and_then(|mut v| v.pop())
+            .unwrap_or_default()
+    }
+
+    fn give_records(&self, mut records: Vec<Record>) {
+        records.clear();
+        if let Ok(mut v) = self.records.lock()
+            && v.len() < SPARES_KEPT
+        {
+            v.push(records);
+        }
+    }
+
+    fn give_rows(&self, mut rows: Rows) {
+        rows.clear();
+        if let Ok(mut v) = self.rows.lock()
+            && v.len() < SPARES_KEPT
+        {
+            v.push(rows);
+        }
+    }
 }
 
 /// A worker's records since its last send, as runs.
@@ -65,14 +184,20 @@ struct Batch {
 }
 
 impl Batch {
-    fn push(&mut self, p: u64, record: Record) {
-        match self.runs.last_mut() {
-            Some(run) if run.start + run.records.len() as u64 == p => run.records.push(record),
-            _ => self.runs.push(Run {
-                start: p,
-                records: vec![record],
-            }),
-        }
+    fn push(&mut self, p: u64, record: Record, encoder: &dyn RowEncoder, spares: &Spares) {
+        let run = match self.runs.last_mut() {
+            Some(run) if run.start + run.records.len() as u64 == p => run,
+            _ => {
+                self.runs.push(Run {
+                    start: p,
+                    records: spares.records(),
+                    rows: spares.rows(),
+                });
+                self.runs.last_mut().expect("just pushed")
+            }
+        };
+        run.rows.push(encoder, &record);
+        run.records.push(record);
         self.len += 1;
     }
 
@@ -94,15 +219,168 @@ pub struct Span {
     pub start: u64,
 }
 
-/// Plays the games of `span` and hands every record to `observers`, in game order.
+/// Where a run's records go: every record to the observers, in game order, then, unless
+/// an observer withheld it ([`Flow::StopBefore`]), its row (encoded by `encoder`) to
+/// `sink`.
+pub struct Outputs<'a, 'o> {
+    pub encoder: &'a dyn RowEncoder,
+    pub sink: &'a mut dyn RowSink,
+    pub observers: &'a mut [&'o mut dyn Observer],
+}
+
+/// Hands one record to every observer: what the strictest of them says.
+fn observe(record: &Record, observers: &mut [&mut dyn Observer]) -> Result<Flow> {
+    let mut flow = Flow::Continue;
+    for o in observers.iter_mut() {
+        match o.record(record)? {
+            Flow::Continue => {}
+            Flow::Stop => flow = Flow::Stop,
+            // The observers after it never see the record.
+            Flow::StopBefore => return Ok(Flow::StopBefore),
+        }
+    }
+    Ok(flow)
+}
+
+/// Hands a run's records to every observer in order, then its rows (those no observer
+/// withheld) to `to_write`; `false` when an observer says stop. `next` counts the records
+/// handed on.
+fn hand_on(
+    run: Run,
+    observers: &mut [&mut dyn Observer],
+    next: &mut u64,
+    to_write: &mut Vec<Rows>,
+    spares: &Spares,
+) -> Result<bool> {
+    let Run {
+        records, mut rows, ..
+    } = run;
+    let mut accepted = 0;
+    let mut go_on = true;
+    for record in &records {
+        *next += 1;
+        let flow = observe(record, observers)?;
+        if flow != Flow::StopBefore {
+            accepted += 1;
+        }
+        if flow != Flow::Continue {
+            go_on = false;
+            break;
+        }
+    }
+    spares.give_records(records);
+    rows.truncate(accepted);
+    to_write.push(rows);
+    Ok(go_on)
+}
+
+/// Reads the clock once in a while: at every call while calls are slow (over a
+/// millisecond apart), every 64th while they are fast, so fast games never pay for it.
+struct Sometimes {
+    until: u32,
+    last: Instant,
+}
+
+impl Sometimes {
+    fn new() -> Sometimes {
+        Sometimes {
+            until: 1,
+            last: Instant::now(),
+        }
+    }
+
+    /// Now, when this call reads the clock.
+    fn now(&mut self) -> Option<Instant> {
+        self.until -= 1;
+        if self.until > 0 {
+            return None;
+        }
+        let now = Instant::now();
+        let fast = now.duration_since(self.last) < Duration::from_millis(1);
+        self.until = if fast { 64 } else { 1 };
+        self.last = now;
+        Some(now)
+    }
+}
+
+/// How long rows may wait on the ordering side before they go to the writer: slow games
+/// reach the file (and a kill loses nothing) as promptly as fast ones.
+const ROWS_WAIT: Duration = Duration::from_millis(20);
+
+/// One worker: each game is played, handed on and its row written on the calling thread,
+/// with no hand-off between threads. On a virtual machine, waking a sleeping thread costs
+/// more than a fast game; with one worker there is nothing to gain from it.
+fn play_inline(
+    task: &dyn Prepared,
+    span: Span,
+    external: Option<&Arc<ExternalRuntime>>,
+    interrupt: &AtomicBool,
+    outputs: Outputs<'_, '_>,
+) -> Result<RunEnd> {
+    let Span {
+        schedule,
+        shard,
+        start,
+    } = span;
+    let Outputs {
+        encoder,
+        sink,
+        observers,
+    } = outputs;
+    let end = schedule.shard_len(shard);
+    let mut rows = Rows::default();
+    let mut clock = Sometimes::new();
+    let mut last_write = Instant::now();
+    let played = (|| -> Result<RunEnd> {
+        for p in start..end {
+            if interrupt.load(Ordering::Relaxed) {
+                return Ok(RunEnd::Interrupted);
+            }
+            let job: JobKey = schedule.job(schedule.shard_game(shard, p));
+            let record = task
+                .play(&job, external)
+                .map_err(|e| e.context(format!("playing game {} of the schedule", job.index)))?;
+            let flow = observe(&record, observers)?;
+            if flow != Flow::StopBefore {
+                rows.push(encoder, &record);
+            }
+            if flow != Flow::Continue {
+                return Ok(RunEnd::Stopped);
+            }
+            let due = clock.now().is_some_and(|now| now - last_write >= ROWS_WAIT);
+            if rows.len() >= BATCH || due {
+                sink.append(&rows)?;
+                rows.clear();
+                last_write = Instant::now();
+            }
+        }
+        Ok(RunEnd::Completed)
+    })();
+    // Whatever happened, what was handed on is written (a failed write is the error).
+    let written = if rows.is_empty() {
+        Ok(())
+    } else {
+        sink.append(&rows)
+    };
+    let end = played?;
+    written?;
+    Ok(end)
+}
+
+/// Plays the games of `span` and hands every record to `outputs`, in game order.
 pub fn play_all(
     task: &dyn Prepared,
     span: Span,
     exec: &Execution,
     external: Option<&Arc<ExternalRuntime>>,
     interrupt: &AtomicBool,
-    observers: &mut [&mut dyn Observer],
+    outputs: Outputs<'_, '_>,
 ) -> Result<RunEnd> {
+    let Outputs {
+        encoder,
+        sink,
+        observers,
+    } = outputs;
     let Span {
         schedule,
         shard,
@@ -115,10 +393,24 @@ pub fn play_all(
     // The shard's `p`-th game, by arithmetic.
     let index_of = |p: u64| schedule.shard_game(shard, p);
     let workers = exec.concurrency.max(1);
+    if workers == 1 {
+        return play_inline(
+            task,
+            span,
+            external,
+            interrupt,
+            Outputs {
+                encoder,
+                sink,
+                observers,
+            },
+        );
+    }
     let window = WINDOW_PER_WORKER * workers as u64;
     let claimed = AtomicU64::new(start);
     let handed_on = AtomicU64::new(start);
     let stop = AtomicBool::new(false);
+    let spares = Spares::default();
 
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(workers)
@@ -127,7 +419,7 @@ pub fn play_all(
     let (sender, receiver) = mpsc::channel::<Result<Batch>>();
     let mut outcome = RunEnd::Completed;
     std::thread::scope(|scope| -> Result<()> {
-        let (claimed, handed_on, stop) = (&claimed, &handed_on, &stop);
+        let (claimed, handed_on, stop, spares) = (&claimed, &handed_on, &stop, &spares);
         let pool = &pool;
         scope.spawn(move || {
             pool.scope(|s| {
@@ -169,7 +461,7 @@ pub fn play_all(
                                 }
                                 let job: JobKey = schedule.job(index_of(p));
                                 match task.play(&job, external) {
-                                    Ok(record) => batch.push(p, record),
+                                    Ok(record) => batch.push(p, record, encoder, spares),
                                     Err(e) => {
                                         let _ = sender.send(Err(e.context(format!(
                                             "playing game {} of the schedule",
@@ -208,55 +500,60 @@ pub fn play_all(
             drop(sender);
         });
 
+        // The writer: the rows' running check and the file, off the ordering thread.
+        let (rows_to_write, rows_to_write_rx) = mpsc::sync_channel::<Vec<Rows>>(WRITER_QUEUE);
+        let writer = scope.spawn(move || -> Result<()> {
+            for runs in rows_to_write_rx {
+                for rows in runs {
+                    sink.append(&rows)?;
+                    spares.give_rows(rows);
+                }
+            }
+            Ok(())
+        });
+
         let mut next = start;
         // Runs that came before their turn, by their first game.
-        let mut pending: BTreeMap<u64, Vec<Record>> = BTreeMap::new();
+        let mut pending: BTreeMap<u64, Run> = BTreeMap::new();
         let result = (|| -> Result<()> {
-            // Hands one record to every observer; `false` when one of them says stop.
-            let mut hand_on = |record: &Record| -> Result<bool> {
-                let mut go_on = true;
-                for o in observers.iter_mut() {
-                    match o.record(record)? {
-                        Flow::Continue => {}
-                        Flow::Stop => go_on = false,
-                        Flow::StopBefore => return Ok(false),
-                    }
-                }
-                Ok(go_on)
-            };
             for batch in &receiver {
+                let mut to_write = Vec::new();
+                let mut go_on = true;
                 for run in batch?.runs {
                     if run.start == next {
                         // Its turn (always so with one worker): handed on at once.
-                        for record in &run.records {
-                            next += 1;
-                            if !hand_on(record)? {
-                                outcome = RunEnd::Stopped;
-                                stop.store(true, Ordering::Relaxed);
-                                return Ok(());
-                            }
-                        }
+                        go_on = hand_on(run, observers, &mut next, &mut to_write, spares)?;
                     } else {
-                        pending.insert(run.start, run.records);
+                        pending.insert(run.start, run);
                     }
-                    while let Some(records) = pending.remove(&next) {
-                        for record in &records {
-                            next += 1;
-                            if !hand_on(record)? {
-                                outcome = RunEnd::Stopped;
-                                stop.store(true, Ordering::Relaxed);
-                                return Ok(());
-                            }
-                        }
+                    while go_on && let Some(run) = pending.remove(&next) {
+                        go_on = hand_on(run, observers, &mut next, &mut to_write, spares)?;
+                    }
+                    if !go_on {
+                        break;
                     }
                 }
                 handed_on.store(next, Ordering::Relaxed);
+                if rows_to_write.send(to_write).is_err() {
+                    // The writer failed: its error is the run's.
+                    return Ok(());
+                }
+                if !go_on {
+                    outcome = RunEnd::Stopped;
+                    return Ok(());
+                }
             }
             Ok(())
         })();
-        // Whatever happened, let the workers finish their current game and leave.
+        // Whatever happened, let the workers finish their current game and leave, and the
+        // writer write what was handed on.
         stop.store(true, Ordering::Relaxed);
         for _ in receiver.iter() {}
+        drop(rows_to_write);
+        let written = writer
+            .join()
+            .map_err(|_| anyhow::anyhow!("the results writer panicked"))?;
+        written?;
         result?;
         if outcome == RunEnd::Completed && next < end {
             outcome = RunEnd::Interrupted;

@@ -7,9 +7,9 @@ use super::summary::{
     AgentOutcomes, CellReport, FieldReport, ForfeitNote, GameNote, MatchupReport, Report,
     SprtReport, Standing,
 };
-use crate::config::Plan;
 use crate::engine::{Flow, Observer};
-use crate::record::{Duel, Record, Side, Termination};
+use crate::plan::Plan;
+use crate::record::{Duel, Record, Score, Side, Termination};
 use crate::stats::bradley_terry::{self, Encounter};
 use crate::stats::{Pentanomial, Sprt, SprtDecision, Wdl};
 
@@ -20,7 +20,8 @@ pub struct Cell {
     pub pairs: Pentanomial,
     /// Forfeits by agent A and by agent B, per kind (in `Termination::FORFEITS` order).
     pub forfeits: [[u64; Termination::FORFEITS.len()]; 2],
-    open_pair: Option<f64>,
+    /// The open pair's first game, in half points.
+    open_pair: Option<u8>,
 }
 
 impl Cell {
@@ -29,20 +30,33 @@ impl Cell {
         CellReport::new((a, b, case), &self.wdl, &self.pairs, &self.forfeits)
     }
 
-    fn add(&mut self, duel: &Duel, termination: Termination) -> Result<()> {
-        let score = duel.score_a.as_f64();
-        self.wdl.push_game_score(score)?;
+    /// Counts one game. Scores are counted as the enum they are (no floats): this runs
+    /// once per game on the engine's ordering thread, which fast games keep busy.
+    fn add(&mut self, duel: &Duel, termination: Termination) {
+        let halves = match duel.score_a {
+            Score::Loss => {
+                self.wdl.losses += 1;
+                0
+            }
+            Score::Draw => {
+                self.wdl.draws += 1;
+                1
+            }
+            Score::Win => {
+                self.wdl.wins += 1;
+                2
+            }
+        };
         match self.open_pair.take() {
-            None => self.open_pair = Some(score),
-            Some(first) => self.pairs.push_pair(first, score)?,
+            None => self.open_pair = Some(halves),
+            // The pair's score in quarters is the sum of its games' halves.
+            Some(first) => self.pairs.0[usize::from(first + halves)] += 1,
         }
-        if let (Some(kind), Some(who)) = (
-            Termination::FORFEITS.iter().position(|&f| f == termination),
-            duel.forfeit,
-        ) {
+        if let Some(who) = duel.forfeit
+            && let Some(kind) = Termination::FORFEITS.iter().position(|&f| f == termination)
+        {
             self.forfeits[usize::from(who == Side::B)][kind] += 1;
         }
-        Ok(())
     }
 
     pub fn games(&self) -> u64 {
@@ -84,7 +98,7 @@ impl Tally {
             .map(|&(a, b)| (plan.agents[a].name.clone(), plan.agents[b].name.clone()))
             .collect();
         let sprt = match plan.sprt {
-            Some(s) => Some(Sprt::new(s.elo0, s.elo1, s.alpha, s.beta)?),
+            Some(s) => Some(s.sprt()?),
             None => None,
         };
         Ok(Tally {
@@ -118,8 +132,8 @@ impl Tally {
             usize::from(record.key.matchup),
             usize::from(record.key.case),
         );
-        self.cells[m][c].add(duel, record.termination)?;
-        self.overall[m].add(duel, record.termination)?;
+        self.cells[m][c].add(duel, record.termination);
+        self.overall[m].add(duel, record.termination);
         self.games += 1;
         let kind = record.termination as usize;
         let (a, b) = self.pairings[m];

@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use anyhow::Result;
 
-use crate::config::Plan;
 use crate::engine::{Flow, Observer};
+use crate::plan::Plan;
 use crate::record::{Record, Side};
 
 /// How many forfeits are listed.

@@ -23,8 +23,8 @@ pub use summary::Report;
 
 use anyhow::Result;
 
-use crate::config::Plan;
 use crate::engine::{Flow, Observer};
+use crate::plan::Plan;
 use crate::record::Record;
 
 /// What a run's summaries are built from: a games run's tally, or a puzzle run's.

@@ -7,8 +7,8 @@ use std::io::IsTerminal;
 use anyhow::Result;
 use indicatif::{MultiProgress, ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::config::Plan;
 use crate::engine::{Flow, Observer};
+use crate::plan::Plan;
 use crate::record::Record;
 
 /// `--progress`: bars (or plain lines when stderr is not a terminal), or nothing.
@@ -31,6 +31,13 @@ pub struct Progress {
     overall: ProgressBar,
     /// Per case: its bar, and agent A's points and games so far.
     cases: Vec<(Option<ProgressBar>, f64, u64)>,
+    /// Games counted but not yet added to the bars, overall and per case: the bars are
+    /// moved at each redraw, not per game (a bar's increment takes a lock and reads the
+    /// clock, which at millions of games a second would make the bars the run's limit).
+    unshown: u64,
+    unshown_per_case: Vec<u64>,
+    /// Games until the clock is read again.
+    until_clock: u32,
     points: f64,
     games: u64,
     first_agent: String,
@@ -62,7 +69,7 @@ impl Progress {
         overall.set_position(done);
         let per_case = total / plan.cases.len().max(1) as u64;
         // Many cases would flood the screen: per-case bars only up to 24.
-        let cases = plan
+        let cases: Vec<(Option<ProgressBar>, f64, u64)> = plan
             .cases
             .iter()
             .map(|case| {
@@ -80,6 +87,9 @@ impl Progress {
             plain,
             last_message: std::time::Instant::now(),
             overall,
+            unshown: 0,
+            unshown_per_case: vec![0; cases.len()],
+            until_clock: 1,
             cases,
             points: 0.0,
             games: 0,
@@ -91,7 +101,8 @@ impl Progress {
         }
     }
 
-    pub fn finish(&self) {
+    pub fn finish(&mut self) {
+        self.show();
         for (bar, ..) in &self.cases {
             if let Some(bar) = bar {
                 bar.finish();
@@ -110,30 +121,57 @@ impl Observer for Progress {
             return Ok(Flow::Continue);
         }
         let score = record.points_a();
-        self.overall.inc(1);
         if record.key.matchup == 0 {
             self.points += score;
             self.games += 1;
         }
-        let redraw = self.last_message.elapsed() >= std::time::Duration::from_millis(100);
-        if redraw {
-            self.last_message = std::time::Instant::now();
-            self.overall.set_message(format!(
-                "{} {}/{}",
-                self.first_agent, self.points, self.games
-            ));
-        }
-        if let Some((bar, points, games)) = self.cases.get_mut(usize::from(record.key.case)) {
+        let case = usize::from(record.key.case);
+        if let Some((_, points, games)) = self.cases.get_mut(case) {
             *points += score;
             *games += 1;
-            if let Some(bar) = bar {
-                bar.inc(1);
-                if redraw {
-                    bar.set_message(format!("{points}/{games}"));
-                }
+            self.unshown_per_case[case] += 1;
+        }
+        self.unshown += 1;
+        // The clock is read at every game while games are slow, every 64th while fast.
+        self.until_clock -= 1;
+        if self.until_clock == 0 {
+            let now = std::time::Instant::now();
+            let since = now.duration_since(self.last_message);
+            self.until_clock = if since < std::time::Duration::from_millis(1) {
+                64
+            } else {
+                1
+            };
+            if since >= std::time::Duration::from_millis(100) {
+                self.last_message = now;
+                self.show();
             }
         }
         Ok(Flow::Continue)
+    }
+}
+
+impl Progress {
+    /// Moves the bars by the games counted since the last redraw, with their messages.
+    fn show(&mut self) {
+        if !self.visible {
+            return;
+        }
+        self.overall.inc(std::mem::take(&mut self.unshown));
+        self.overall.set_message(format!(
+            "{} {}/{}",
+            self.first_agent, self.points, self.games
+        ));
+        for ((bar, points, games), unshown) in
+            self.cases.iter().zip(self.unshown_per_case.iter_mut())
+        {
+            if let Some(bar) = bar
+                && *unshown > 0
+            {
+                bar.inc(std::mem::take(unshown));
+                bar.set_message(format!("{points}/{games}"));
+            }
+        }
     }
 }
 

@@ -12,8 +12,8 @@ use arena_core::puzzle::{Objective, PuzzleKind, relative_scores};
 use serde::Serialize;
 
 use super::export::{Exporter, RunFacts};
-use crate::config::Plan;
 use crate::engine::{Flow, Observer};
+use crate::plan::Plan;
 use crate::record::{Extra, Outcome, Record, Termination};
 
 /// One attempt as the report keeps it.

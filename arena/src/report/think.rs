@@ -12,8 +12,8 @@ use anyhow::{Context, Result};
 use serde::Serialize;
 
 use super::svg::esc;
-use crate::config::Plan;
 use crate::engine::{Flow, Observer};
+use crate::plan::Plan;
 use crate::record::Record;
 
 pub const TIMINGS_CSV: &str = "timings.csv";

@@ -6,7 +6,7 @@ use anyhow::Result;
 use rayon::prelude::*;
 
 use super::summary::Report;
-use crate::config::Plan;
+use crate::plan::Plan;
 use serde::Serialize;
 
 /// One game replayed move by move for the viewer.
@@ -81,7 +81,7 @@ pub fn chosen(plan: &Plan, report: &Report) -> Vec<u64> {
         .collect();
     forfeits.sort_unstable();
     forfeits.dedup();
-    let schedule = plan.schedule();
+    let schedule = crate::engine::Schedule::of(plan);
     games.extend(
         forfeits
             .into_iter()
@@ -97,8 +97,8 @@ pub fn replay(plan: &Plan, games: &[u64]) -> Result<Vec<Replayed>> {
     if games.is_empty() {
         return Ok(Vec::new());
     }
-    let prepared = plan.task().prepare(plan)?;
-    let schedule = plan.schedule();
+    let prepared = crate::task::of(plan).prepare(plan)?;
+    let schedule = crate::engine::Schedule::of(plan);
     games
         .par_iter()
         .map(|&i| {

@@ -14,8 +14,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{Config, Plan};
+use crate::config::Config;
 use crate::engine::Shard;
+use crate::plan::Plan;
 
 pub use self::lock::Access;
 use self::lock::RunLock;
@@ -53,7 +54,7 @@ pub struct Manifest {
 
 impl Manifest {
     pub fn new(plan: &Plan, shard: Shard) -> Manifest {
-        let schedule = plan.schedule();
+        let schedule = crate::engine::Schedule::of(plan);
         Manifest {
             schema: SCHEMA,
             arena: env!("CARGO_PKG_VERSION").to_owned(),

@@ -12,8 +12,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 use super::fault::{self, Budgeted, Fault};
-use crate::config::Plan;
-use crate::engine::{Flow, Observer, Schedule, Shard};
+use crate::engine::{Flow, Observer, RowEncoder, RowSink, Rows, Schedule, Shard};
+use crate::plan::Plan;
 use crate::record::{
     Attempt, Duel, Extra, Extras, JobKey, Outcome, Record, Score, Side, Termination,
 };
@@ -55,19 +55,50 @@ pub fn csv_cell(text: &str) -> String {
     }
 }
 
-/// Appends `n` in decimal.
+/// `00` to `99`, two bytes each.
+const DIGIT_PAIRS: &[u8; 200] = b"\
+0001020304050607080910111213141516171819\
+2021222324252627282930313233343536373839\
+4041424344454647484950515253545556575859\
+6061626364656667686970717273747576777879\
+8081828384858687888990919293949596979899";
+
+/// Appends `n` in decimal, two digits at a time (a row has three or more numbers, and
+/// fast games are written at millions a second).
 fn decimal(out: &mut Vec<u8>, mut n: u64) {
+    if n < 10 {
+        out.push(b'0' + n as u8);
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut i = digits.len();
-    loop {
+    while n >= 100 {
+        let pair = (n % 100) as usize * 2;
+        n /= 100;
+        i -= 2;
+        digits[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    }
+    if n >= 10 {
+        let pair = n as usize * 2;
+        i -= 2;
+        digits[i..i + 2].copy_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    } else {
         i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
+        digits[i] = b'0' + n as u8;
     }
     out.extend_from_slice(&digits[i..]);
+}
+
+/// Appends a cell as [`csv_cell`] writes it, without allocating when it needs no quotes.
+fn write_cell(out: &mut Vec<u8>, text: &str) {
+    if text
+        .bytes()
+        .any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'))
+    {
+        out.extend_from_slice(csv_cell(text).as_bytes());
+    } else {
+        out.extend_from_slice(text.as_bytes());
+    }
 }
 
 /// Turns records into lines and back, for one plan.
@@ -83,6 +114,11 @@ pub struct Codec {
     case_names: Vec<String>,
     matchups: Vec<(String, String)>,
     matchup_names: Vec<(String, String)>,
+    /// Per case, its cell and the comma after it.
+    case_cells: Vec<String>,
+    /// Per matchup, the cells from `first` to `agent_b` and the commas around them, when
+    /// A moves first and when B does: `,a,greedy,random,`.
+    seat_cells: Vec<[String; 2]>,
 }
 
 impl Codec {
@@ -93,15 +129,23 @@ impl Codec {
             .map(|&(a, b)| (plan.agents[a].name.clone(), plan.agents[b].name.clone()))
             .collect();
         Codec {
-            schedule: plan.schedule(),
+            schedule: Schedule::of(plan),
             solo: plan.is_solo(),
             first_seed: plan.seed,
-            extra_columns: plan.task().extra_columns(),
+            extra_columns: crate::task::of(plan).extra_columns(),
             cases: plan.cases.iter().map(|c| csv_cell(c)).collect(),
             case_names: plan.cases.clone(),
             matchups: names
                 .iter()
                 .map(|(a, b)| (csv_cell(a), csv_cell(b)))
+                .collect(),
+            case_cells: plan.cases.iter().map(|c| csv_cell(c) + ",").collect(),
+            seat_cells: names
+                .iter()
+                .map(|(a, b)| {
+                    let (a, b) = (csv_cell(a), csv_cell(b));
+                    [Side::A, Side::B].map(|first| format!(",{},{a},{b},", first.as_str()))
+                })
                 .collect(),
             matchup_names: names,
         }
@@ -133,34 +177,28 @@ impl Codec {
             Outcome::Solo(attempt) => return self.write_solo(record, attempt, out),
         };
         let k = &record.key;
-        let (a, b) = &self.matchups[usize::from(k.matchup)];
-        // Plain byte pushes: `write!` costs as much as a fast game.
+        // Whole runs of cells rendered once per plan, and bytes pushed: per-cell `write!`
+        // (or a copy per comma) would cost as much as a fast game.
         decimal(out, k.index);
-        for cell in [",", &self.cases[usize::from(k.case)], ","] {
-            out.extend_from_slice(cell.as_bytes());
-        }
+        out.push(b',');
+        out.extend_from_slice(self.case_cells[usize::from(k.case)].as_bytes());
         decimal(out, u64::from(k.pair));
-        for cell in [
-            ",",
-            d.first.as_str(),
-            ",",
-            a,
-            ",",
-            b,
-            ",",
-            d.score_a.as_str(),
-            ",",
-            d.score_a.flipped().as_str(),
-            ",",
-            record.termination.as_str(),
-            ",",
-            d.forfeit.map_or("", Side::as_str),
-            ",",
-        ] {
-            out.extend_from_slice(cell.as_bytes());
+        out.extend_from_slice(
+            self.seat_cells[usize::from(k.matchup)][usize::from(d.first == Side::B)].as_bytes(),
+        );
+        out.extend_from_slice(match d.score_a {
+            Score::Win => b"1,0,",
+            Score::Draw => b"0.5,0.5,",
+            Score::Loss => b"0,1,",
+        });
+        out.extend_from_slice(record.termination.as_str().as_bytes());
+        out.push(b',');
+        if let Some(side) = d.forfeit {
+            out.extend_from_slice(side.as_str().as_bytes());
         }
+        out.push(b',');
         if !record.reason.is_empty() {
-            out.extend_from_slice(csv_cell(&record.reason).as_bytes());
+            write_cell(out, &record.reason);
         }
         out.push(b',');
         decimal(out, u64::from(record.plies));
@@ -351,7 +389,7 @@ fn write_extras(record: &Record, out: &mut Vec<u8>) {
                 }
                 decimal(out, n.unsigned_abs());
             }
-            Extra::Text(t) => out.extend_from_slice(csv_cell(t).as_bytes()),
+            Extra::Text(t) => write_cell(out, t),
         }
     }
 }
@@ -440,12 +478,11 @@ impl ResultsWriter {
     }
 }
 
-impl Observer for ResultsWriter {
-    fn record(&mut self, record: &Record) -> Result<Flow> {
-        self.content.clear();
+impl ResultsWriter {
+    /// Appends one row's content (ending in a line break) with its check.
+    fn append_row(&mut self, content: &[u8]) -> Result<()> {
         self.line.clear();
-        self.codec.write(record, &mut self.content);
-        self.chain = append_checked(&mut self.line, &self.content, self.chain);
+        self.chain = append_checked(&mut self.line, content, self.chain);
         self.written_now += 1;
         if fault::injected().is_some() {
             self.inject_before_row()?;
@@ -457,9 +494,13 @@ impl Observer for ResultsWriter {
         if fault::injected().is_some() {
             self.inject_after_row()?;
         }
-        // Slow games are flushed about once a second; fast ones when the buffer fills.
-        // The clock is read at every row while rows are slow, every 64th while they come
-        // faster than one a millisecond (fast games would pay for it on every row).
+        Ok(())
+    }
+
+    /// Flushes when a second has passed since the last flush. The clock is read at every
+    /// call while calls are slow, every 64th while they come faster than one a
+    /// millisecond (fast games would pay for it on every row).
+    fn flush_now_and_then(&mut self) -> Result<()> {
         self.until_clock -= 1;
         if self.until_clock == 0 {
             let now = Instant::now();
@@ -470,6 +511,49 @@ impl Observer for ResultsWriter {
                 self.flush()?;
             }
         }
+        Ok(())
+    }
+}
+
+impl RowEncoder for Codec {
+    fn encode(&self, record: &Record, out: &mut Vec<u8>) {
+        self.write(record, out);
+    }
+}
+
+/// The engine's writer stage: rows its workers encoded, checked and appended here.
+impl RowSink for ResultsWriter {
+    fn append(&mut self, rows: &Rows) -> Result<()> {
+        if fault::injected().is_some() {
+            for content in rows.iter() {
+                self.append_row(content)?;
+            }
+            return self.flush_now_and_then();
+        }
+        // The common path: the whole batch checked into one buffer, written at once.
+        self.line.clear();
+        for content in rows.iter() {
+            self.chain = append_checked(&mut self.line, content, self.chain);
+        }
+        self.out
+            .write_all(&self.line)
+            .with_context(|| format!("writing {}", self.path.display()))?;
+        self.written_now += rows.len() as u64;
+        self.written += rows.len() as u64;
+        self.flush_now_and_then()
+    }
+}
+
+/// Rows written one record at a time (`merge`, which reads records back).
+impl Observer for ResultsWriter {
+    fn record(&mut self, record: &Record) -> Result<Flow> {
+        self.content.clear();
+        self.codec.write(record, &mut self.content);
+        let content = std::mem::take(&mut self.content);
+        let appended = self.append_row(&content);
+        self.content = content;
+        appended?;
+        self.flush_now_and_then()?;
         Ok(Flow::Continue)
     }
 }
@@ -591,7 +675,7 @@ impl RowReader {
                 plan.game
             );
         }
-        let schedule = plan.schedule();
+        let schedule = Schedule::of(plan);
         Ok(RowReader {
             codec,
             name,

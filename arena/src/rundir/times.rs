@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::config::Plan;
 use crate::engine::{Flow, Observer};
+use crate::plan::Plan;
 use crate::record::Record;
 
 pub const TIMES_CSV: &str = "times.csv";

@@ -12,8 +12,8 @@ use arena_core::rng::{Family, Purpose, StreamId};
 use arena_core::{Agent, AgentError, Game, Seat};
 
 use super::{BookOptions, Prepared, SolveOptions, Solved, Task};
-use crate::config::Plan;
 use crate::external::{ExternalRuntime, Wire};
+use crate::plan::Plan;
 use crate::record::{Duel, Extras, JobKey, Outcome, Record, Score, Side, Termination, ThinkTimes};
 
 /// What the engine needs to know about a two-seat game.

@@ -13,8 +13,8 @@ use std::sync::Arc;
 use agents::Spec;
 use anyhow::Result;
 
-use crate::config::Plan;
 use crate::external::ExternalRuntime;
+use crate::plan::Plan;
 use crate::record::{JobKey, Record};
 
 /// A kind of run Arena knows: its cases, agents, records and tools.
@@ -132,6 +132,11 @@ pub fn lookup(name: &str) -> Result<&'static dyn Task, UnknownTask> {
         .copied()
         .find(|t| t.name() == name)
         .ok_or_else(|| UnknownTask(name.to_owned()))
+}
+
+/// A plan's task (resolving the plan checked that it exists).
+pub fn of(plan: &Plan) -> &'static dyn Task {
+    lookup(&plan.game).unwrap_or(REGISTRY[0])
 }
 
 /// The names of every task, for help texts and errors.

@@ -15,8 +15,8 @@ use arena_core::AgentError;
 use arena_core::puzzle::{PuzzleKind, line};
 
 use super::{Prepared, Task};
-use crate::config::Plan;
 use crate::external::ExternalRuntime;
+use crate::plan::Plan;
 use crate::record::{Attempt, Extra, Extras, JobKey, Outcome, Record, Termination};
 
 pub struct PuzzleTask;

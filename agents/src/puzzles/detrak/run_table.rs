@@ -16,6 +16,12 @@ use std::sync::OnceLock;
 
 use arena_core::puzzle::detrak::{CELLS, RUN_SCORE, SIZE};
 
+/// What each anti-diagonal cell costs a symbol in the diagonal table, in the order of
+/// [`DIAGONAL_CELLS`]. Any values give a sound bound; these were the best of 15 tried
+/// on seeds 0..30 (total nodes: uniform 2: 5.8 M, uniform 3: 4.9 M, these: 3.3 M; the
+/// last cell's penalty matters most, 0 there: 5.3 M).
+pub const DIAGONAL_PENALTY: [i32; SIZE] = [1, 4, 3, 3, 1];
+
 /// Where one symbol's runs stand before cell `pos` of a row-major fill.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Open {
@@ -23,6 +29,8 @@ pub struct Open {
     pub cols: [u8; SIZE],
     /// The open run in the current row (ending at the cell before `pos`).
     pub row: u8,
+    /// The open run on the anti-diagonal (diagonal table only).
+    pub diagonal: u8,
 }
 
 /// The rows and columns of a row-major fill so far: their exact score (complete lines
@@ -32,6 +40,17 @@ pub struct Prefix {
     pub score: i32,
     pub(super) row: Line,
     pub(super) cols: [Line; SIZE],
+    /// The anti-diagonal's closed runs, counted twice (-10 once it is complete with no
+    /// run), apart from `score`: only the diagonal table's bound uses it.
+    pub diagonal_score: i32,
+    pub(super) diagonal: Line,
+}
+
+/// The anti-diagonal's cells in row-major order: (0,4), (1,3), (2,2), (3,1), (4,0).
+pub const DIAGONAL_CELLS: [usize; SIZE] = [4, 8, 12, 16, 20];
+
+pub fn on_diagonal(pos: usize) -> bool {
+    pos / SIZE + pos % SIZE == SIZE - 1
 }
 
 /// One line's open run (symbol 0: none yet) and whether it has scored a run.
@@ -84,6 +103,12 @@ impl Prefix {
         if r == SIZE - 1 {
             self.score += self.cols[c].finish();
         }
+        if on_diagonal(pos) {
+            self.diagonal_score += 2 * self.diagonal.push(x);
+            if pos == DIAGONAL_CELLS[SIZE - 1] {
+                self.diagonal_score += 2 * self.diagonal.finish();
+            }
+        }
     }
 
     /// Symbol `x`'s open runs.
@@ -93,6 +118,7 @@ impl Prefix {
         Open {
             cols: std::array::from_fn(|c| len(&self.cols[c])),
             row: len(&self.row),
+            diagonal: len(&self.diagonal),
         }
     }
 }
@@ -104,6 +130,10 @@ impl Prefix {
 pub struct RunTable {
     values: Vec<i8>,
     layouts: [Layout; CELLS + 1],
+    /// The diagonal table: each symbol's anti-diagonal runs count too (twice, as in
+    /// T5), and each anti-diagonal cell a symbol takes costs it this much (see
+    /// [`RunTable::diagonal`]).
+    diagonal_penalty: Option<[i32; SIZE]>,
 }
 
 /// How the states of one cell are numbered.
@@ -116,10 +146,13 @@ struct Layout {
     row_stride: usize,
     col_radix: [u8; SIZE],
     col_stride: [usize; SIZE],
+    /// The open anti-diagonal run (diagonal table only; radix 1 otherwise).
+    diagonal_radix: u8,
+    diagonal_stride: usize,
 }
 
 impl Layout {
-    fn of(pos: usize, offset: usize) -> Layout {
+    fn of(pos: usize, offset: usize, with_diagonal: bool) -> Layout {
         let (r, c) = (pos / SIZE, pos % SIZE);
         let mut l = Layout {
             offset,
@@ -140,7 +173,16 @@ impl Layout {
         }
         l.row_radix = if pos == CELLS { 1 } else { c as u8 + 1 };
         l.row_stride = stride;
-        l.states = stride * usize::from(l.row_radix);
+        stride *= usize::from(l.row_radix);
+        // Diagonal cells passed: a run up to that long, closed once the last is passed.
+        let passed = DIAGONAL_CELLS.iter().filter(|&&d| d < pos).count();
+        l.diagonal_radix = if with_diagonal && passed < SIZE {
+            passed as u8 + 1
+        } else {
+            1
+        };
+        l.diagonal_stride = stride;
+        l.states = stride * usize::from(l.diagonal_radix);
         l
     }
 
@@ -148,7 +190,12 @@ impl Layout {
         let cols: usize = (0..SIZE)
             .map(|c| usize::from(open.cols[c]) * self.col_stride[c])
             .sum();
-        self.offset + copies * self.states + usize::from(open.row) * self.row_stride + cols
+        self.offset
+            + copies * self.states
+            + usize::from(open.row) * self.row_stride
+            // A table without the anti-diagonal (radix 1) ignores its run.
+            + usize::from(open.diagonal) * self.diagonal_stride * usize::from(self.diagonal_radix > 1)
+            + cols
     }
 
     fn open(&self, i: usize) -> Open {
@@ -157,6 +204,7 @@ impl Layout {
                 (i / self.col_stride[c] % usize::from(self.col_radix[c])) as u8
             }),
             row: (i / self.row_stride % usize::from(self.row_radix)) as u8,
+            diagonal: (i / self.diagonal_stride % usize::from(self.diagonal_radix)) as u8,
         }
     }
 }
@@ -169,19 +217,37 @@ impl RunTable {
     /// The shared table, built on first use.
     pub fn get() -> &'static RunTable {
         static TABLE: OnceLock<RunTable> = OnceLock::new();
-        TABLE.get_or_init(RunTable::build)
+        TABLE.get_or_init(|| RunTable::build(None))
+    }
+
+    /// The shared diagonal table, built on first use: per symbol, the best its runs in
+    /// rows and columns plus twice its runs on the anti-diagonal can add, less
+    /// [`DIAGONAL_PENALTY`] for each anti-diagonal cell it takes. Summed over symbols,
+    /// plus the penalty for every anti-diagonal cell still free, this bounds the rows,
+    /// columns and anti-diagonal of any completion: there each free cell holds exactly
+    /// one symbol, so the penalties cancel. Unlike a separate anti-diagonal term, a
+    /// symbol cannot spend the same copies on a row and on the anti-diagonal.
+    pub fn diagonal() -> &'static RunTable {
+        static TABLE: OnceLock<RunTable> = OnceLock::new();
+        TABLE.get_or_init(|| RunTable::build(Some(DIAGONAL_PENALTY)))
+    }
+
+    /// The penalty of the diagonal table, or `None`.
+    pub fn diagonal_penalty(&self) -> Option<[i32; SIZE]> {
+        self.diagonal_penalty
     }
 
     /// The most the symbol's runs in rows and columns can still score from cell `pos`
     /// on, with `copies` of it left to place and `open` runs (which must be a state a
-    /// row-major fill can reach at `pos`).
+    /// row-major fill can reach at `pos`). (The search sums all six: `sum_best`.)
+    #[cfg(test)]
     pub fn best(&self, pos: usize, copies: usize, open: &Open) -> i32 {
         let layout = &self.layouts[pos];
         i32::from(self.values[layout.index(copies.min(CELLS - pos), open)])
     }
 
     /// The sum over symbols 1..=6 of [`RunTable::best`], each symbol with its copies
-    /// and its open runs in `prefix`: one pass over the six open lines, not six.
+    /// and its open runs in `prefix`: one pass over the open lines, not six.
     pub fn sum_best(&self, pos: usize, copies: &[u8; 7], prefix: &Prefix) -> i32 {
         let layout = &self.layouts[pos];
         let cap = CELLS - pos;
@@ -190,14 +256,17 @@ impl RunTable {
         });
         // What the open runs of a symbol with no copy left score as they stand.
         let mut closing = [0; 7];
-        let mut add = |line: &Line, stride: usize| {
+        let mut add = |line: &Line, stride: usize, weight: i32| {
             let x = usize::from(line.symbol);
             at[x] += usize::from(line.len) * stride;
-            closing[x] += run(line.len);
+            closing[x] += weight * run(line.len);
         };
-        add(&prefix.row, layout.row_stride);
+        add(&prefix.row, layout.row_stride, 1);
         for (c, line) in prefix.cols.iter().enumerate() {
-            add(line, layout.col_stride[c]);
+            add(line, layout.col_stride[c], 1);
+        }
+        if layout.diagonal_radix > 1 {
+            add(&prefix.diagonal, layout.diagonal_stride, 2);
         }
         (1..=6)
             .map(|x| {
@@ -210,48 +279,77 @@ impl RunTable {
             .sum()
     }
 
-    fn build() -> RunTable {
+    pub(super) fn build(diagonal_penalty: Option<[i32; SIZE]>) -> RunTable {
         let mut layouts = [Layout::default(); CELLS + 1];
         let mut offset = 0;
         for (pos, layout) in layouts.iter_mut().enumerate() {
-            *layout = Layout::of(pos, offset);
+            *layout = Layout::of(pos, offset, diagonal_penalty.is_some());
             offset += (CELLS - pos + 1) * layout.states;
         }
         let mut table = RunTable {
             values: vec![0; offset],
             layouts,
+            diagonal_penalty,
         };
-        // Past the last cell every run has been closed where its line ended: 0.
+        // Past the last cell every run has been closed where its line ended: 0. Each
+        // state is decoded once; its two successors (the cell skipped or taken) differ
+        // from copy count to copy count only by the count's stride, so the copies loop
+        // runs outside, writing in order.
+        let mut successors = Vec::new();
         for pos in (0..CELLS).rev() {
             let (r, c) = (pos / SIZE, pos % SIZE);
             let layout = table.layouts[pos];
+            let next = table.layouts[pos + 1];
+            let next_cap = CELLS - pos - 1;
+            successors.clear();
+            successors.extend((0..layout.states).map(|i| {
+                let open = layout.open(i);
+                let (skip_gain, skip_open) = table.skip(pos, &open, c);
+                let (take_gain, take_open) = table.take(pos, &open, r, c);
+                (
+                    skip_gain,
+                    next.index(0, &skip_open),
+                    take_gain,
+                    next.index(0, &take_open),
+                )
+            }));
             for copies in 0..=CELLS - pos {
-                for i in 0..layout.states {
-                    let open = layout.open(i);
-                    let skip = table.skip(pos, copies, &open, c);
-                    let take = if copies > 0 {
-                        table.take(pos, copies, &open, r, c)
+                let skip_shift = copies.min(next_cap) * next.states;
+                let take_shift = copies.saturating_sub(1).min(next_cap) * next.states;
+                let at = layout.offset + copies * layout.states;
+                for (i, &(skip_gain, skip_at, take_gain, take_at)) in successors.iter().enumerate()
+                {
+                    let skip = skip_gain + i32::from(table.values[skip_at + skip_shift]);
+                    let best = if copies > 0 {
+                        skip.max(take_gain + i32::from(table.values[take_at + take_shift]))
                     } else {
-                        i32::MIN
+                        skip
                     };
-                    table.values[layout.index(copies, &open)] = skip.max(take) as i8;
+                    debug_assert!(i8::try_from(best).is_ok());
+                    table.values[at + i] = best as i8;
                 }
             }
         }
         table
     }
 
-    /// Cell `pos` takes another symbol: the runs through it end there.
-    fn skip(&self, pos: usize, copies: usize, open: &Open, c: usize) -> i32 {
+    /// Cell `pos` takes another symbol: the runs through it end there. What that
+    /// scores, and the runs open after it.
+    fn skip(&self, pos: usize, open: &Open, c: usize) -> (i32, Open) {
         let mut next = *open;
-        let gain = run(open.row) + run(open.cols[c]);
+        let mut gain = run(open.row) + run(open.cols[c]);
         next.row = 0;
         next.cols[c] = 0;
-        gain + self.best(pos + 1, copies, &next)
+        if self.diagonal_penalty.is_some() && on_diagonal(pos) {
+            gain += 2 * run(open.diagonal);
+            next.diagonal = 0;
+        }
+        (gain, next)
     }
 
     /// Cell `pos` takes the symbol: its runs grow, and close where their line ends.
-    fn take(&self, pos: usize, copies: usize, open: &Open, r: usize, c: usize) -> i32 {
+    /// What that scores, and the runs open after it.
+    fn take(&self, pos: usize, open: &Open, r: usize, c: usize) -> (i32, Open) {
         let mut next = *open;
         let mut gain = 0;
         if c == SIZE - 1 {
@@ -266,7 +364,18 @@ impl RunTable {
         } else {
             next.cols[c] = open.cols[c] + 1;
         }
-        gain + self.best(pos + 1, copies - 1, &next)
+        if let Some(penalty) = self.diagonal_penalty
+            && on_diagonal(pos)
+        {
+            gain -= penalty[pos / SIZE];
+            if pos == DIAGONAL_CELLS[SIZE - 1] {
+                gain += 2 * run(open.diagonal + 1);
+                next.diagonal = 0;
+            } else {
+                next.diagonal = open.diagonal + 1;
+            }
+        }
+        (gain, next)
     }
 }
 
@@ -277,17 +386,18 @@ mod tests {
 
     #[test]
     fn open_states_round_trip_through_their_index() {
-        let table = RunTable::get();
-        for (pos, layout) in table.layouts.iter().enumerate() {
-            for i in 0..layout.states {
-                assert_eq!(
-                    layout.index(0, &layout.open(i)),
-                    layout.offset + i,
-                    "pos {pos}"
-                );
+        for table in [RunTable::get(), RunTable::diagonal()] {
+            for (pos, layout) in table.layouts.iter().enumerate() {
+                for i in 0..layout.states {
+                    assert_eq!(
+                        layout.index(0, &layout.open(i)),
+                        layout.offset + i,
+                        "pos {pos}"
+                    );
+                }
             }
+            assert_eq!(table.values.len(), table.layouts[CELLS].offset + 1);
         }
-        assert_eq!(table.values.len(), table.layouts[CELLS].offset + 1);
     }
 
     /// Rows and columns scored the plain way: the runs of `x` in each line of a full
@@ -341,6 +451,69 @@ mod tests {
             let closed_ones = runs_of(fixed) - open_tail_score(fixed, pos);
             assert_eq!(
                 closed_ones + table.best(pos, copies, &prefix.open(1)),
+                best,
+                "pos {pos} fixed {fixed:025b} copies {copies}"
+            );
+        }
+    }
+
+    /// Twice the runs of the anti-diagonal of a board where `cells` holds the symbol.
+    fn diagonal_runs_of(cells: u32) -> i32 {
+        let (mut total, mut len) = (0, 0);
+        for d in DIAGONAL_CELLS
+            .iter()
+            .map(|&d| cells >> d & 1 == 1)
+            .chain([false])
+        {
+            if d {
+                len += 1;
+            } else {
+                total += RUN_SCORE[len];
+                len = 0;
+            }
+        }
+        2 * total
+    }
+
+    /// The diagonal table against brute force, as above: rows and columns plus twice
+    /// the anti-diagonal, less the penalty for each anti-diagonal cell chosen.
+    #[test]
+    fn the_diagonal_table_is_the_best_choice_of_later_cells() {
+        let table = RunTable::diagonal();
+        let penalty = table.diagonal_penalty().unwrap();
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
+        for _ in 0..300 {
+            let pos = 12 + arena_core::rng::below(&mut rng, 13) as usize;
+            let fixed = (0..pos).fold(0u32, |m, c| {
+                m | u32::from(arena_core::rng::below(&mut rng, 2) == 1) << c
+            });
+            let copies = arena_core::rng::below(&mut rng, (CELLS - pos + 2) as u32) as usize;
+            let mut prefix = Prefix::default();
+            for c in 0..pos {
+                prefix.push(c, if fixed >> c & 1 == 1 { 1 } else { 2 });
+            }
+            let value = |cells: u32, chosen: u32| {
+                runs_of(cells) + diagonal_runs_of(cells)
+                    - (0..SIZE)
+                        .filter(|&i| chosen >> DIAGONAL_CELLS[i] & 1 == 1)
+                        .map(|i| penalty[i])
+                        .sum::<i32>()
+            };
+            let free = CELLS - pos;
+            let best = (0..1u32 << free)
+                .filter(|chosen| chosen.count_ones() as usize <= copies)
+                .map(|chosen| value(fixed | chosen << pos, chosen << pos))
+                .max()
+                .unwrap();
+            let open = prefix.open(1);
+            let open_diagonal = if pos <= DIAGONAL_CELLS[SIZE - 1] {
+                2 * run(open.diagonal)
+            } else {
+                0
+            };
+            let closed_ones = value(fixed, 0) - open_tail_score(fixed, pos) - open_diagonal;
+            assert_eq!(
+                closed_ones + table.best(pos, copies, &open),
                 best,
                 "pos {pos} fixed {fixed:025b} copies {copies}"
             );

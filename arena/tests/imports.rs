@@ -1,0 +1,206 @@
+//! No import circles: in each crate of the workspace, the graph of which file uses which
+//! (drawn from `crate::` and `super::` paths, tests and comments left out) has no loop,
+//! of two files or more. `docs/architecture.md` says which way the arrows run.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `dir`, by module path (`engine::run`; `mod.rs`, `lib.rs` and
+/// `main.rs` stand for their directory's module).
+fn modules(dir: &Path) -> BTreeMap<String, PathBuf> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<String, PathBuf>) {
+        for entry in std::fs::read_dir(dir).expect("readable source directory") {
+            let path = entry.expect("directory entry").path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else if path.extension().is_some_and(|e| e == "rs") {
+                let rel = path.strip_prefix(root).expect("under the root");
+                let mut parts: Vec<String> = rel
+                    .with_extension("")
+                    .components()
+                    .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                    .collect();
+                if matches!(
+                    parts.last().map(String::as_str),
+                    Some("mod" | "lib" | "main")
+                ) {
+                    parts.pop();
+                }
+                out.insert(parts.join("::"), path);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// The source without its tests and comments.
+fn code(path: &Path) -> String {
+    let text = std::fs::read_to_string(path).expect("readable source file");
+    let text = text.split("#[cfg(test)]").next().unwrap_or_default();
+    text.lines()
+        .map(|l| l.split("//").next().unwrap_or_default())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The paths a file names from `crate::` or `super::`, made absolute (a `{a, b::c}`
+/// group gives one path per item).
+fn paths(code: &str, here: &[&str]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let bytes = code.as_bytes();
+    for anchor in ["crate::", "super::"] {
+        let mut from = 0;
+        while let Some(at) = code[from..].find(anchor) {
+            let start = from + at;
+            from = start + anchor.len();
+            // A whole word only (not `my_crate::`).
+            if start > 0 && (bytes[start - 1].is_ascii_alphanumeric() || bytes[start - 1] == b'_') {
+                continue;
+            }
+            let base: Vec<String> = if anchor == "crate::" {
+                Vec::new()
+            } else {
+                here[..here.len().saturating_sub(1)]
+                    .iter()
+                    .map(|s| s.to_string())
+                    .collect()
+            };
+            let rest = &code[from..];
+            let end = rest
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_' || c == ':'))
+                .unwrap_or(rest.len());
+            let prefix: Vec<String> = rest[..end]
+                .split("::")
+                .filter(|s| !s.is_empty())
+                .map(str::to_owned)
+                .collect();
+            if rest[end..].starts_with('{') {
+                let group = &rest[end + 1..];
+                let close = group.find('}').unwrap_or(group.len());
+                for item in group[..close].split(',') {
+                    let first = item.trim().split("::").next().unwrap_or_default();
+                    let first = first.trim_start_matches('{').trim();
+                    if first.is_empty() || first == "self" {
+                        continue;
+                    }
+                    let mut p = base.clone();
+                    p.extend(prefix.iter().cloned());
+                    p.push(first.to_owned());
+                    out.push(p);
+                }
+            }
+            let mut p = base;
+            p.extend(prefix);
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// A loop in `edges`, as the modules along it, if there is one.
+fn find_loop(edges: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        v: &str,
+        edges: &BTreeMap<String, BTreeSet<String>>,
+        state: &mut BTreeMap<String, u8>,
+        stack: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        state.insert(v.to_owned(), 1);
+        stack.push(v.to_owned());
+        for w in &edges[v] {
+            match state.get(w.as_str()).copied().unwrap_or(0) {
+                0 => {
+                    if let Some(found) = visit(w, edges, state, stack) {
+                        return Some(found);
+                    }
+                }
+                1 => {
+                    let at = stack.iter().position(|s| s == w).expect("on the stack");
+                    let mut found = stack[at..].to_vec();
+                    found.push(w.clone());
+                    return Some(found);
+                }
+                _ => {}
+            }
+        }
+        stack.pop();
+        state.insert(v.to_owned(), 2);
+        None
+    }
+    let mut state = BTreeMap::new();
+    for v in edges.keys() {
+        if state.get(v.as_str()).copied().unwrap_or(0) == 0
+            && let Some(found) = visit(v, edges, &mut state, &mut Vec::new())
+        {
+            return Some(found);
+        }
+    }
+    None
+}
+
+fn import_graph(dir: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let files = modules(dir);
+    let mut edges: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, path) in &files {
+        let here: Vec<&str> = if module.is_empty() {
+            Vec::new()
+        } else {
+            module.split("::").collect()
+        };
+        let targets = edges.entry(module.clone()).or_default();
+        for p in paths(&code(path), &here) {
+            // The longest prefix that is a file: `engine::run::Outputs` is `engine::run`.
+            let target = (0..=p.len())
+                .rev()
+                .map(|k| p[..k].join("::"))
+                .find(|m| files.contains_key(m));
+            if let Some(t) = target
+                && !t.is_empty()
+                && t != *module
+            {
+                targets.insert(t);
+            }
+        }
+    }
+    edges
+}
+
+#[test]
+fn no_file_imports_another_that_imports_it_back() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for krate in ["src", "agents/src", "arena/src"] {
+        let edges = import_graph(&root.join(krate));
+        assert!(edges.len() > 10, "{krate}: too few modules found");
+        if let Some(found) = find_loop(&edges) {
+            panic!("{krate}: an import circle: {}", found.join(" -> "));
+        }
+    }
+}
+
+#[test]
+fn a_planted_circle_is_found() {
+    let dir = std::env::temp_dir().join(format!("arena-imports-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("a")).unwrap();
+    std::fs::write(dir.join("lib.rs"), "pub mod a;\npub mod b;\n").unwrap();
+    std::fs::write(dir.join("a/mod.rs"), "pub mod c;\n").unwrap();
+    // a::c -> b (a group), b -> a (a plain path); comments and tests do not count.
+    std::fs::write(dir.join("a/c.rs"), "use crate::{b::X, a};\n").unwrap();
+    std::fs::write(
+        dir.join("b.rs"),
+        "// crate::a::c\nfn f() { crate::a::Y }\n#[cfg(test)]\nuse crate::a::c;\n",
+    )
+    .unwrap();
+    let edges = import_graph(&dir);
+    assert_eq!(
+        edges["a::c"],
+        BTreeSet::from(["a".to_owned(), "b".to_owned()])
+    );
+    assert_eq!(edges["b"], BTreeSet::from(["a".to_owned()]));
+    assert_eq!(find_loop(&edges), None, "a::c -> b -> a is no loop");
+    std::fs::write(dir.join("b.rs"), "use super::a::c::Z;\n").unwrap();
+    let found = find_loop(&import_graph(&dir)).expect("a::c -> b -> a::c is a loop");
+    assert!(found.contains(&"b".to_owned()) && found.contains(&"a::c".to_owned()));
+    std::fs::remove_dir_all(&dir).unwrap();
+}
