@@ -40,10 +40,10 @@ use rand_chacha::rand_core::{Rng, SeedableRng};
 
 use super::inference::Belief;
 use super::opponent::{Reader, default_library, observations};
-use super::pimc::{Pimc, PimcConfig, base_sim};
+use super::pimc::{Pimc, PimcConfig};
 use super::sim::{Policy, Sim};
 use super::solver::Solver;
-use super::worlds;
+use super::worlds::{self, base_sim};
 
 /// How the opponent chooses inside the tree.
 #[derive(Clone, Copy, Debug, PartialEq)]
