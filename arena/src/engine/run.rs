@@ -49,13 +49,17 @@ pub enum RunEnd {
 /// enough that the channel costs nothing per game.
 const BATCH: usize = 256;
 /// Games the workers may run ahead of the first one not yet handed on: this many per
-/// worker, and never fewer than [`WINDOW_MIN`] in all. With few cores the ordering and
-/// writer threads share them with the workers and lose a scheduler time slice now and
-/// then (a few milliseconds); a window of 2,048 games at two workers ran out in it, and
-/// workers that wait cost 10% of the wall time on two cores (84% efficiency; 94% with
-/// the minimum). Memory stays bounded by the window.
-const WINDOW_PER_WORKER: u64 = 1024;
+/// worker, never fewer than [`WINDOW_MIN`] and never more than [`WINDOW_MAX`] in all.
+/// The ordering and writer threads lose a scheduler time slice now and then (a few
+/// milliseconds) whenever the workers fill the cores; if the window runs out within one,
+/// the workers sleep. A window of 2,048 games at two workers did (84% efficiency on two
+/// cores; 94% with the minimum), and so did 1,024 games a worker at 16 workers on 16
+/// cores (68% efficiency; 82% with 4,096 a worker, as much as 16 copies of the C++
+/// simulation get on that machine, and 16,384 a worker gained nothing more for three
+/// times the memory). Memory stays bounded by the window: about 0.25 KB a game in it.
+const WINDOW_PER_WORKER: u64 = 4096;
 const WINDOW_MIN: u64 = 16_384;
+const WINDOW_MAX: u64 = 262_144;
 /// The most games a worker claims at once. Workers claim consecutive games, as many as
 /// take about [`CLAIM_TIME`], so that records come back in runs: the thread that puts
 /// them in order then moves whole runs, not single records through a map (which was the
@@ -412,7 +416,7 @@ pub fn play_all(
             },
         );
     }
-    let window = (WINDOW_PER_WORKER * workers as u64).max(WINDOW_MIN);
+    let window = (WINDOW_PER_WORKER * workers as u64).clamp(WINDOW_MIN, WINDOW_MAX);
     let claimed = AtomicU64::new(start);
     let handed_on = AtomicU64::new(start);
     let stop = AtomicBool::new(false);
