@@ -221,6 +221,79 @@ struct Search<'a> {
     max_nodes: u64,
     /// Children lists, one per depth (dominoes placed), reused from node to node.
     buffers: Vec<Vec<Child>>,
+    /// Copies of each symbol in the instance (the start included): a symbol is on the
+    /// board where the pool holds fewer.
+    total: [u8; 7],
+    /// Symbol symmetry: for each set of symbols on the board (bit `x - 1`), whether
+    /// putting `x` on the cursor and `y` on its partner is canonical (index `7 * x + y`);
+    /// see [`symbol_symmetry`].
+    canonical: Vec<[bool; 49]>,
+}
+
+/// The renamings of symbols that keep the instance (the start symbol, and the multiset
+/// of dominoes as unordered pairs), identity excluded.
+fn automorphisms(start: u8, kinds: &[(u8, u8)], left: &[u8]) -> Vec<[u8; 7]> {
+    let mut out = Vec::new();
+    let mut perm = [0, 1, 2, 3, 4, 5, 6];
+    let sorted = |pairs: &mut Vec<((u8, u8), u8)>| pairs.sort_unstable();
+    let mut original: Vec<((u8, u8), u8)> =
+        kinds.iter().copied().zip(left.iter().copied()).collect();
+    sorted(&mut original);
+    // Heap's algorithm over the six symbols.
+    fn heap(n: usize, perm: &mut [u8; 7], visit: &mut dyn FnMut(&[u8; 7])) {
+        if n == 1 {
+            visit(perm);
+            return;
+        }
+        for i in 0..n {
+            heap(n - 1, perm, visit);
+            let j = if n % 2 == 0 { i } else { 0 };
+            perm.swap(1 + j, n);
+        }
+    }
+    heap(6, &mut perm, &mut |p| {
+        if p[usize::from(start)] != start || p == &[0, 1, 2, 3, 4, 5, 6] {
+            return;
+        }
+        let mut mapped: Vec<((u8, u8), u8)> = kinds
+            .iter()
+            .zip(left)
+            .map(|(&(a, b), &n)| {
+                let (a, b) = (p[usize::from(a)], p[usize::from(b)]);
+                ((a.min(b), a.max(b)), n)
+            })
+            .collect();
+        sorted(&mut mapped);
+        if mapped == original {
+            out.push(*p);
+        }
+    });
+    out
+}
+
+/// Symbol symmetry: a renaming that keeps the instance and every symbol already on the
+/// board maps the board to itself and the dominoes left to themselves, so two children
+/// it maps to each other have the same best completion. Of such children only the
+/// one whose (cursor, partner) symbols are lexicographically least is searched: the
+/// search visits only boards whose symbols, in the order the fill lays them, are the
+/// least of their renamings. That agrees with the transposition rule (`(0,1) <= (1,0)`):
+/// of a board and its transpose, take the least renaming of each; where the first has
+/// `(0,1) > (1,0)`, the second has `(0,1)` the least image of the first's `(1,0)` and
+/// `(1,0)` an image of the first's `(0,1)`, at least the least image of it, which is
+/// more.
+fn symbol_symmetry(automorphisms: &[[u8; 7]]) -> Vec<[bool; 49]> {
+    (0..64u32)
+        .map(|used| {
+            let fixing: Vec<&[u8; 7]> = automorphisms
+                .iter()
+                .filter(|p| (1..=6).all(|x| used >> (x - 1) & 1 == 0 || p[x] == x as u8))
+                .collect();
+            std::array::from_fn(|i| {
+                let (x, y) = (i / 7, i % 7);
+                fixing.iter().all(|p| (p[x], p[y]) >= (x as u8, y as u8))
+            })
+        })
+        .collect()
 }
 
 impl Search<'_> {
@@ -355,6 +428,10 @@ impl Search<'_> {
     fn children(&mut self, f: usize, prefix: &Prefix, floor: i32, children: &mut Vec<Child>) {
         let (row, col) = (f / SIZE, f % SIZE);
         children.clear();
+        let used = (1..=6).fold(0usize, |m, x| {
+            m | usize::from(self.pool[x] < self.total[x]) << (x - 1)
+        });
+        let canonical = self.canonical[used];
         // Off the anti-diagonal, its term depends on the kind placed only, and is this
         // board's own while the pool keeps the copies one best fill here uses.
         let mut diagonal_of_kind = [None; DOMINOES];
@@ -412,7 +489,8 @@ impl Search<'_> {
                     self.grid[f] = x;
                     self.grid[partner] = y;
                     let symmetric_twin =
-                        self.grid[1] != 0 && self.grid[5] != 0 && self.grid[1] > self.grid[5];
+                        (self.grid[1] != 0 && self.grid[5] != 0 && self.grid[1] > self.grid[5])
+                            || !canonical[usize::from(7 * x + y)];
                     if !symmetric_twin {
                         self.take(k);
                         let (p, joint) = match shared {
@@ -693,6 +771,9 @@ impl Solver<Detrak> for BranchAndBound {
         }
         let mut root = Prefix::default();
         root.push(0, instance.start);
+        let mut total = pool;
+        total[usize::from(instance.start)] += 1;
+        let canonical = symbol_symmetry(&automorphisms(instance.start, &kinds, &left));
         let mut s = Search {
             table: RunTable::get(),
             joint: RunTable::diagonal(),
@@ -709,6 +790,8 @@ impl Solver<Detrak> for BranchAndBound {
             nodes: 0,
             max_nodes,
             buffers: vec![Vec::new(); DOMINOES + 1],
+            total,
+            canonical,
         };
         s.beam(
             &root,
@@ -769,6 +852,8 @@ mod tests {
                 nodes: 0,
                 max_nodes: u64::MAX,
                 buffers: Vec::new(),
+                total: [0; 7],
+                canonical: vec![[true; 49]; 64],
             };
             let mut bounds = vec![s.upper_bound(1, &prefix)];
             let mut f = 1;
