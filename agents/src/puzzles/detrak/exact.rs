@@ -438,13 +438,17 @@ impl Search<'_> {
         // This board's anti-diagonal term, looked up once a child first needs it.
         let mut here: Option<(i32, u32)> = None;
         let mut x_fits = [false; 7];
+        // The prefix with `x` on `f`, for each `x` that fits.
+        let mut with_x = [*prefix; 7];
         let hanging_end = (f + SIZE).min(CELLS);
         for x in 1..=6u8 {
-            if self.pool[usize::from(x)] == 0 {
+            if self.pool[usize::from(x)] == 0 || !(1..=6).any(|y| canonical[usize::from(7 * x + y)])
+            {
                 continue;
             }
-            let mut p = *prefix;
+            let p = &mut with_x[usize::from(x)];
             p.push(f, x);
+            let p = *p;
             let mut copies = self.pool;
             copies[usize::from(x)] -= 1;
             for &s in &self.grid[f + 1..hanging_end] {
@@ -496,8 +500,8 @@ impl Search<'_> {
                         let (p, joint) = match shared {
                             Some(known) => known,
                             None => {
-                                let mut p = *prefix;
-                                for cell in f..next {
+                                let mut p = with_x[usize::from(x)];
+                                for cell in f + 1..next {
                                     p.push(cell, self.grid[cell]);
                                 }
                                 let joint = self.joint_upper_bound(next, &p);
