@@ -249,11 +249,13 @@ impl RunTable {
     /// The sum over symbols 1..=6 of [`RunTable::best`], each symbol with its copies
     /// and its open runs in `prefix`: one pass over the open lines, not six.
     pub fn sum_best(&self, pos: usize, copies: &[u8; 7], prefix: &Prefix) -> i32 {
-        self.each_best(pos, copies, prefix)[1..].iter().sum()
+        self.each_best(pos, copies, prefix).1
     }
 
-    /// The terms of [`RunTable::sum_best`], symbol by symbol (index 0 unused).
-    pub fn each_best(&self, pos: usize, copies: &[u8; 7], prefix: &Prefix) -> [i32; 7] {
+    /// The terms of [`RunTable::sum_best`], symbol by symbol (index 0 unused), and
+    /// their sum (added as they are looked up: summing the array once stored would
+    /// wait on its stores).
+    pub fn each_best(&self, pos: usize, copies: &[u8; 7], prefix: &Prefix) -> ([i32; 7], i32) {
         let layout = &self.layouts[pos];
         let cap = CELLS - pos;
         let mut at: [usize; 7] = std::array::from_fn(|x| {
@@ -273,13 +275,17 @@ impl RunTable {
         if layout.diagonal_radix > 1 {
             add(&prefix.diagonal, layout.diagonal_stride, 2);
         }
-        std::array::from_fn(|x| {
-            if copies[x] == 0 {
+        let mut each = [0; 7];
+        let mut sum = 0;
+        for x in 1..=6 {
+            each[x] = if copies[x] == 0 {
                 closing[x]
             } else {
                 i32::from(self.values[at[x]])
-            }
-        })
+            };
+            sum += each[x];
+        }
+        (each, sum)
     }
 
     /// The term of symbol `x` alone in [`RunTable::sum_best`], with `copies` of it.
