@@ -250,35 +250,34 @@ fn automorphisms(start: u8, kinds: &[(u8, u8)], left: &[u8]) -> Vec<[u8; 7]> {
     let mut original: Vec<((u8, u8), u8)> =
         kinds.iter().copied().zip(left.iter().copied()).collect();
     sorted(&mut original);
-    // Heap's algorithm over the six symbols.
-    fn heap(n: usize, perm: &mut [u8; 7], visit: &mut dyn FnMut(&[u8; 7])) {
-        if n == 1 {
-            visit(perm);
-            return;
+    // Every permutation of 1..=6, in lexicographic order.
+    loop {
+        if perm[usize::from(start)] == start && perm != [0, 1, 2, 3, 4, 5, 6] {
+            let mut mapped: Vec<((u8, u8), u8)> = kinds
+                .iter()
+                .zip(left)
+                .map(|(&(a, b), &n)| {
+                    let (a, b) = (perm[usize::from(a)], perm[usize::from(b)]);
+                    ((a.min(b), a.max(b)), n)
+                })
+                .collect();
+            sorted(&mut mapped);
+            if mapped == original {
+                out.push(perm);
+            }
         }
-        for i in 0..n {
-            heap(n - 1, perm, visit);
-            let j = if n % 2 == 0 { i } else { 0 };
-            perm.swap(1 + j, n);
-        }
+        // The next permutation: the last ascent, swapped with the least larger after
+        // it, and the tail reversed.
+        let Some(i) = (1..6).rev().find(|&i| perm[i] < perm[i + 1]) else {
+            break;
+        };
+        let j = (i + 1..=6)
+            .rev()
+            .find(|&j| perm[j] > perm[i])
+            .expect("an ascent");
+        perm.swap(i, j);
+        perm[i + 1..].reverse();
     }
-    heap(6, &mut perm, &mut |p| {
-        if p[usize::from(start)] != start || p == &[0, 1, 2, 3, 4, 5, 6] {
-            return;
-        }
-        let mut mapped: Vec<((u8, u8), u8)> = kinds
-            .iter()
-            .zip(left)
-            .map(|(&(a, b), &n)| {
-                let (a, b) = (p[usize::from(a)], p[usize::from(b)]);
-                ((a.min(b), a.max(b)), n)
-            })
-            .collect();
-        sorted(&mut mapped);
-        if mapped == original {
-            out.push(*p);
-        }
-    });
     out
 }
 
@@ -991,6 +990,8 @@ mod symbol_symmetry_tests {
         assert_eq!(group_size("4 | 14 24 34 54 64 12 23 35 56 61 13 26"), 4);
         // Missing the triangle 45, 46, 56; start 1: {2, 3} and {4, 5, 6} each free.
         assert_eq!(group_size("1 | 12 13 14 15 16 23 24 25 26 34 35 36"), 12);
+        // Only the start symbol: any renaming of the other five.
+        assert_eq!(group_size("1 | 11 11 11 11 11 11 11 11 11 11 11 11"), 120);
         // Symbols 3..6 on no domino: any renaming of them.
         assert_eq!(group_size("1 | 12 12 12 12 12 12 12 12 12 12 12 12"), 24);
         // The mixed ones a cycle 1-2-3-4-5-6, the start 2: its reflection (1 3)(4 6).
