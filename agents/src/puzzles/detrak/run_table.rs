@@ -249,6 +249,13 @@ impl RunTable {
     /// The sum over symbols 1..=6 of [`RunTable::best`], each symbol with its copies
     /// and its open runs in `prefix`: one pass over the open lines, not six.
     pub fn sum_best(&self, pos: usize, copies: &[u8; 7], prefix: &Prefix) -> i32 {
+        self.each_best(pos, copies, prefix).1
+    }
+
+    /// The terms of [`RunTable::sum_best`], symbol by symbol (index 0 unused), and
+    /// their sum (added as they are looked up: summing the array once stored would
+    /// wait on its stores).
+    pub fn each_best(&self, pos: usize, copies: &[u8; 7], prefix: &Prefix) -> ([i32; 7], i32) {
         let layout = &self.layouts[pos];
         let cap = CELLS - pos;
         let mut at: [usize; 7] = std::array::from_fn(|x| {
@@ -268,15 +275,42 @@ impl RunTable {
         if layout.diagonal_radix > 1 {
             add(&prefix.diagonal, layout.diagonal_stride, 2);
         }
-        (1..=6)
-            .map(|x| {
-                if copies[x] == 0 {
-                    closing[x]
-                } else {
-                    i32::from(self.values[at[x]])
-                }
-            })
-            .sum()
+        let mut each = [0; 7];
+        let mut sum = 0;
+        for x in 1..=6 {
+            each[x] = if copies[x] == 0 {
+                closing[x]
+            } else {
+                i32::from(self.values[at[x]])
+            };
+            sum += each[x];
+        }
+        (each, sum)
+    }
+
+    /// The term of symbol `x` alone in [`RunTable::sum_best`], with `copies` of it.
+    pub fn one_best(&self, pos: usize, copies: u8, prefix: &Prefix, x: u8) -> i32 {
+        let layout = &self.layouts[pos];
+        let mut at = layout.offset + usize::from(copies).min(CELLS - pos) * layout.states;
+        let mut closing = 0;
+        let mut add = |line: &Line, stride: usize, weight: i32| {
+            if line.symbol == x {
+                at += usize::from(line.len) * stride;
+                closing += weight * run(line.len);
+            }
+        };
+        add(&prefix.row, layout.row_stride, 1);
+        for (c, line) in prefix.cols.iter().enumerate() {
+            add(line, layout.col_stride[c], 1);
+        }
+        if layout.diagonal_radix > 1 {
+            add(&prefix.diagonal, layout.diagonal_stride, 2);
+        }
+        if copies == 0 {
+            closing
+        } else {
+            i32::from(self.values[at])
+        }
     }
 
     pub(super) fn build(diagonal_penalty: Option<[i32; SIZE]>) -> RunTable {
