@@ -8,7 +8,9 @@
 //!    worlds (opponent hand and stock order, from the [`Belief`]), by the joint weight the
 //!    reading gives it ([`Reader::update`]: worlds where the opponent's past placements
 //!    make sense under a model weigh more). The pool is drawn once per decision and the
-//!    iterations take pairs from it by systematic resampling, in a shuffled order.
+//!    iterations take pairs from it by systematic resampling, in a shuffled order. With
+//!    `hand=learned` each world's weight is also multiplied by the learned hand model's
+//!    importance factor ([`super::hand`]; not the default: it did not pay).
 //! 2. **Selection.** The tree is keyed by what a player observes, never by the hidden
 //!    tiles: placements are public, our draws show us their tile, the opponent's draws
 //!    show only that it drew. So our choice at a node is made once for every world in
