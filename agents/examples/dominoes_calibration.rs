@@ -7,7 +7,9 @@
 //! - `consistent`: the record's constraints only (deal, draws, passes: [`Belief`]),
 //!   the marginals of 1,000 sampled hands (`expecti:read=0`'s root);
 //! - `reading`: the same samples weighed by reading the opponent's placements against
-//!   the library (`expecti`'s root, what `pimc-read` and `ismcts` weigh their worlds by).
+//!   the library (`expecti`'s root, what `pimc-read` and `ismcts` weigh their worlds by);
+//! - `learned`: the learned hand model ([`HandModel::builtin`]) over the consistent
+//!   and the reading marginals (two of its features).
 //!
 //! ```sh
 //! cargo run --release -p agents --example dominoes_calibration -- tc-server 10
@@ -16,7 +18,9 @@
 //! `Deal::seeded(case, 2009, pair)`. Lower is better; the mean is per unseen tile.
 //!
 //! [`Belief`]: agents::dominoes::inference::Belief
+//! [`HandModel::builtin`]: agents::dominoes::hand::HandModel::builtin
 
+use agents::dominoes::hand::HandModel;
 use agents::dominoes::{Expecti, ExpectiConfig, build};
 use arena_core::dominoes::{Case, Deal, Dominoes};
 use arena_core::{Agent, Game, Seat};
@@ -40,7 +44,8 @@ fn main() {
         ..ExpectiConfig::default()
     };
     // Loss sums: uniform, consistent, reading; and the tiles counted.
-    let mut loss = [0.0f64; 3];
+    let mut loss = [0.0f64; 4];
+    let learned = HandModel::builtin();
     let mut tiles = 0u64;
     for case in Case::all() {
         for pair in 0..pairs {
@@ -69,12 +74,18 @@ fn main() {
                                 view.opponent_hand_len() as f64 / f64::from(unseen.count_ones());
                             let pc = consistent.marginals(&view);
                             let pr = reading.marginals(&view);
+                            let mut prior = [0.0; 45];
+                            prior.copy_from_slice(&pc[..45]);
+                            let mut read = [0.0; 45];
+                            read.copy_from_slice(&pr[..45]);
+                            let pl = learned.marginals(&view, &prior, &read);
                             for i in 0..45 {
                                 if unseen >> i & 1 == 1 {
                                     let held = truth >> i & 1 == 1;
                                     loss[0] += log_loss(uniform, held);
                                     loss[1] += log_loss(pc[i], held);
                                     loss[2] += log_loss(pr[i], held);
+                                    loss[3] += log_loss(pl[i], held);
                                     tiles += 1;
                                 }
                             }
@@ -90,9 +101,10 @@ fn main() {
     }
     let t = tiles as f64;
     println!(
-        "against {opponent}, {tiles} tile predictions: log loss per tile uniform {:.4}, consistent {:.4}, reading {:.4}",
+        "against {opponent}, {tiles} tile predictions: log loss per tile uniform {:.4}, consistent {:.4}, reading {:.4}, learned {:.4}",
         loss[0] / t,
         loss[1] / t,
-        loss[2] / t
+        loss[2] / t,
+        loss[3] / t
     );
 }

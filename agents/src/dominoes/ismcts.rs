@@ -8,7 +8,9 @@
 //!    worlds (opponent hand and stock order, from the [`Belief`]), by the joint weight the
 //!    reading gives it ([`Reader::update`]: worlds where the opponent's past placements
 //!    make sense under a model weigh more). The pool is drawn once per decision and the
-//!    iterations take pairs from it by systematic resampling, in a shuffled order.
+//!    iterations take pairs from it by systematic resampling, in a shuffled order. With
+//!    `hand=learned` each world's weight is also multiplied by the learned hand model's
+//!    importance factor ([`super::hand`]; not the default: it did not pay).
 //! 2. **Selection.** The tree is keyed by what a player observes, never by the hidden
 //!    tiles: placements are public, our draws show us their tile, the opponent's draws
 //!    show only that it drew. So our choice at a node is made once for every world in
@@ -38,6 +40,7 @@ use arena_core::{Agent, AgentError};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 
+use super::hand::{self, HandModel};
 use super::inference::Belief;
 use super::opponent::{Reader, default_library, observations};
 use super::pimc::{Pimc, PimcConfig};
@@ -73,6 +76,9 @@ pub struct IsmctsConfig {
     pub solver_nodes: u64,
     /// Our rollout policy (`policy`).
     pub policy: Policy,
+    /// Weigh the sampled worlds by the learned hand model (`hand=learned`) with this
+    /// exponent (`hand_a`); `None`: the reading alone (`hand=none`, the default).
+    pub hand: Option<f64>,
 }
 
 impl Default for IsmctsConfig {
@@ -86,6 +92,7 @@ impl Default for IsmctsConfig {
             solve: true,
             solver_nodes: 2_000,
             policy: Policy::Smart,
+            hand: None,
         }
     }
 }
@@ -229,8 +236,11 @@ impl Ismcts {
             self.config.worlds.max(1),
             &observed,
         );
-        let joint = self.reader.update(view, &observed, pool.len(), &held);
+        let mut joint = self.reader.update(view, &observed, pool.len(), &held);
         let m = self.reader.models().len();
+        if let Some(a) = self.config.hand {
+            learned_weights(view, &belief, &pool, &mut joint, m, a);
+        }
         let policies: Vec<Policy> = self
             .reader
             .models()
@@ -459,6 +469,57 @@ impl Ismcts {
             }
         }
         best.map_or(moves[0], |(_, m)| m)
+    }
+}
+
+/// Multiplies each world's joint weights by the learned hand model's importance factor
+/// `exp(a * sum over the opponent's tiles t of (logit p_t - logit r_t))`, where `r_t`
+/// is the tile's reading-weighted frequency in the pool and `p_t` the model's chance
+/// (module [`super::hand`]): it moves the pool's marginals from `r` towards `p`.
+fn learned_weights(
+    view: &DominoView<'_>,
+    belief: &Belief,
+    pool: &[Sim],
+    joint: &mut [f64],
+    m: usize,
+    a: f64,
+) {
+    let prior = hand::pool_prior(pool.iter().map(|w| w.hands[1]));
+    let mut reading = [0.0; 45];
+    let mut total = 0.0;
+    for (w, row) in pool.iter().zip(joint.chunks(m)) {
+        let weight: f64 = row.iter().sum();
+        total += weight;
+        let mut h = w.hands[1];
+        while h != 0 {
+            reading[h.trailing_zeros() as usize] += weight;
+            h &= h - 1;
+        }
+    }
+    if total <= 0.0 {
+        return;
+    }
+    let logit = |p: f64| {
+        let p = p.clamp(1e-4, 1.0 - 1e-4);
+        (p / (1.0 - p)).ln()
+    };
+    let mut shift = [0.0f64; 45];
+    reading.iter_mut().for_each(|r| *r /= total);
+    let f = hand::features(view, belief, &prior, &reading);
+    for (i, z) in HandModel::builtin().logits(&f).iter().enumerate() {
+        if let Some(z) = z {
+            shift[i] = a * (z - logit(reading[i]));
+        }
+    }
+    for (w, row) in pool.iter().zip(joint.chunks_mut(m)) {
+        let mut h = w.hands[1];
+        let mut s = 0.0;
+        while h != 0 {
+            s += shift[h.trailing_zeros() as usize];
+            h &= h - 1;
+        }
+        let factor = s.exp();
+        row.iter_mut().for_each(|x| *x *= factor);
     }
 }
 

@@ -9,12 +9,13 @@
 //! | `pimc` | determinized Monte Carlo search with inference ([`pimc`]); options `k` (worlds per decision, default 1000), `policy` (our rollout policy: `smart`, `greedy`, `tc-server`, `learned`, `learned:weights=FILE`; default `smart`), `opp` (the opponent's rollout policy, the same choices, default `policy`; or `read`: read it from its moves, [`opponent`]), `endgame` (1 or 0, default 1), `nodes` (solver node cap per decision, default 400,000; past it: rollouts), `late` (with 1 to `late` tiles in the stock, decide by the [`expecti`] search; default 0: never), `blend` (0 to 1: each move's rollout mean blended with its `expecti` value, this share to the latter; default 0), `budget` (`default`, or `tco09`: defaults `k=4000,blend=0.5`, about TCO09's time budget) |
 //! | `best` | the strongest: `ismcts` (the same options, and `budget`: `default`, or `tco09`: `iterations=4000`, about TCO09's time budget) |
 //! | `pimc-read` | `pimc` with `opp=read` (the same options): the `best` of issues 16 and 24 before `ismcts` |
-//! | `ismcts` | information-set MCTS over the worlds and opponent models `pimc-read` reads ([`ismcts`]); options `iterations` (per legal move at the root, default 1000), `c` (exploration, default 0.7), `worlds` (sampled and read per decision, default 1000), `mo` (1: a separate tree for the opponent's observations; default 0), `opp` (`model`: the opponent plays its read model, the default; `ucb`: it searches too), `bias` (with `opp=ucb`, the progressive bias towards the model's choice, default 1), `solve` (1 or 0: tree nodes with an empty stock valued exactly, default 1), `nodes` (solver node cap per solve, default 2,000; past it: a rollout), `policy` (our rollout policy, default `smart`), `budget` (as `best`'s) |
+//! | `ismcts` | information-set MCTS over the worlds and opponent models `pimc-read` reads ([`ismcts`]); options `iterations` (per legal move at the root, default 1000), `c` (exploration, default 0.7), `worlds` (sampled and read per decision, default 1000), `mo` (1: a separate tree for the opponent's observations; default 0), `opp` (`model`: the opponent plays its read model, the default; `ucb`: it searches too), `bias` (with `opp=ucb`, the progressive bias towards the model's choice, default 1), `solve` (1 or 0: tree nodes with an empty stock valued exactly, default 1), `nodes` (solver node cap per solve, default 2,000; past it: a rollout), `policy` (our rollout policy, default `smart`), `hand` (`learned`: the sampled worlds also weighed by the learned hand model, [`hand`]; default `none`), `hand_a` (its exponent, default 1), `budget` (as `best`'s) |
 //! | `expecti` | expectiminimax over a belief state, chance nodes for draws and passes, the exact solver once the stock is empty ([`expecti`]); options `depth` (plies, default 3), `rollouts` (per leaf, default 8), `worlds` (root samples of the belief, default 400), `read` (1 or 0: weigh them by reading the opponent, default 1), `nodes` (solver node cap per solve, default 100,000) |
 
 mod endgame;
 pub mod expecti;
 mod greedy;
+pub mod hand;
 pub mod inference;
 pub mod ismcts;
 pub mod opponent;
@@ -168,7 +169,7 @@ pub fn expecti_config(spec: &Spec) -> Result<ExpectiConfig, SpecError> {
     })
 }
 
-/// The `ismcts` / `best` settings a spec names (`ismcts:iterations=..,c=..,worlds=..,mo=..,opp=..,bias=..,solve=..,nodes=..,policy=..,budget=..`).
+/// The `ismcts` / `best` settings a spec names (`ismcts:iterations=..,c=..,worlds=..,mo=..,opp=..,bias=..,solve=..,nodes=..,policy=..,hand=..,hand_a=..,budget=..`).
 pub fn ismcts_config(spec: &Spec) -> Result<IsmctsConfig, SpecError> {
     spec.expect_options(&[
         "budget",
@@ -181,6 +182,8 @@ pub fn ismcts_config(spec: &Spec) -> Result<IsmctsConfig, SpecError> {
         "solve",
         "nodes",
         "policy",
+        "hand",
+        "hand_a",
     ])?;
     let d = IsmctsConfig::default();
     let bad = |option: &str, value: String, reason: &str| SpecError::BadValue {
@@ -224,7 +227,18 @@ pub fn ismcts_config(spec: &Spec) -> Result<IsmctsConfig, SpecError> {
         "ucb" => OpponentChoice::Search { bias },
         other => return Err(bad("opp", other.into(), "expected model or ucb")),
     };
+    let hand: String = spec.option("hand", "none".to_owned())?;
+    let hand_a: f64 = spec.option("hand_a", 1.0)?;
+    if !(hand_a >= 0.0 && hand_a.is_finite()) {
+        return Err(bad("hand_a", hand_a.to_string(), "expected 0 or more"));
+    }
+    let hand = match hand.as_str() {
+        "none" => d.hand,
+        "learned" => Some(hand_a),
+        other => return Err(bad("hand", other.into(), "expected none or learned")),
+    };
     Ok(IsmctsConfig {
+        hand,
         iterations,
         exploration,
         worlds,
