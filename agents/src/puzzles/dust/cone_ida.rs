@@ -2,11 +2,12 @@
 //! same bound), with two prunings from [`super::cone`], both sound:
 //!
 //! - **Zero slack.** A child with no slack left (a move that does not clear its
-//!   colour, from slack one; or one that clears its colour, from slack zero) can only
-//!   be cleared by one click per colour, each clearing a colour. On a settled board,
-//!   [`may_clear_colour_by_colour`] proves from the parent's clusters alone, for most
-//!   such moves, that no order of the colours can do it; those children are never made
-//!   (about four in five of them on random boards).
+//!   colour, from slack one) can only be cleared by one click per colour, each
+//!   clearing a colour. On a settled board, [`may_clear_colour_by_colour`] proves from
+//!   the parent's clusters alone, for most such moves, that no order of the colours
+//!   can do it; those children are never made (about nine in ten of them on random
+//!   boards; most fail its first round, checked first and cheaply). At slack zero only
+//!   moves that clear a colour are tried, and only those clusters are enumerated.
 //! - **Commuting moves.** A move inside columns 5..=7 and a next move inside the left
 //!   half commute (same board after both orders, both legal in both), so after a move
 //!   inside columns 5..=7, moves inside the left half are not tried: the other order
@@ -17,13 +18,18 @@
 //!
 //! Otherwise the search is `SlackIda`'s: larger clusters first, colour-clearing moves
 //! before them; a transposition table ([`super::table`]) from five moves left up.
+//! Before each iteration after the first few, a beam ([`super::beam`]) looks for an
+//! answer within the iteration's bound: once every shorter answer is refuted, one it
+//! finds is optimal, and the last iteration (often the costliest) is not searched.
+//! The beam's boards count as nodes.
 
 use arena_core::puzzle::dust::{Answer, Board, CELLS, Dust, Move};
 
 use super::super::{Solved, Solver};
+use super::beam::{Beam, isolated};
 use super::bits::Planes;
 use super::cone::{
-    Cluster, Clusters, FAR_RIGHT, LEFT_HALF, is_settled, may_clear_colour_by_colour, touched_by,
+    Cluster, Clusters, FAR_RIGHT, LEFT_HALF, is_settled, may_clear_colour_by_colour,
 };
 use super::slack::{colour_sets, flood, lower_bound};
 use super::table::{CONTEXTS, RefutationTable};
@@ -80,18 +86,29 @@ impl ConeIda {
         let in_table = remaining >= TABLE_DEPTH;
         let early = in_table && colours < remaining;
         let stored = if early { self.refuted.get(board) } else { None };
-        // Each colour's first cluster: whether one is the whole colour gives the bound
-        // (`slack::lower_bound`), and the enumeration below starts from them.
+        // Per colour: its cells with no neighbour of their colour (each a cluster of its
+        // own), the cluster of its lowest cell where that is known, and whether it is
+        // one cluster, which gives the bound (`slack::lower_bound`). A colour with an
+        // isolated cell is one cluster only if it is that cell: no flood needed.
+        let mut lone = [0u64; 6];
         let mut first = [0u64; 6];
-        let mut one_cluster = false;
+        let mut single = 0u32;
         for c in 1..6 {
             let cells = sets[c];
-            if cells != 0 {
-                first[c] = flood(cells & cells.wrapping_neg(), cells);
-                one_cluster |= first[c] == cells;
+            if cells == 0 {
+                continue;
             }
+            let iso = isolated(cells);
+            let lowest = cells & cells.wrapping_neg();
+            lone[c] = iso;
+            if iso == 0 {
+                first[c] = flood(lowest, cells);
+            } else if iso & lowest != 0 {
+                first[c] = lowest;
+            }
+            single |= u32::from(first[c] == cells) << c;
         }
-        if colours == remaining && !one_cluster {
+        if colours == remaining && single == 0 {
             return Outcome::Refuted;
         }
         let slack = remaining - colours;
@@ -104,38 +121,51 @@ impl ConeIda {
         if stored.is_some_and(|r| r[..=context].iter().any(|&r| u32::from(r) >= remaining)) {
             return Outcome::Refuted;
         }
+        // The clusters, colour by colour, each colour's lowest cell's first; with no
+        // slack, only the colours that are one cluster (no other move is tried).
         let mut clusters = [Cluster::default(); CELLS];
         let mut count = 0;
         for (colour, &cells) in (0u8..).zip(&sets).skip(1) {
-            let mut cluster = first[usize::from(colour)];
-            let mut rest = cells;
-            while rest != 0 {
-                rest &= !cluster;
-                clusters[count] = Cluster {
-                    colour,
-                    cells: cluster,
-                    touched_by: if slack <= 1 { touched_by(cluster) } else { 0 },
-                };
+            let c = usize::from(colour);
+            if cells == 0 || slack == 0 && single >> c & 1 == 0 {
+                continue;
+            }
+            let mut push = |cells| {
+                clusters[count] = Cluster { colour, cells };
                 count += 1;
-                if rest != 0 {
-                    cluster = flood(rest & rest.wrapping_neg(), cells);
-                }
+            };
+            let lowest = if first[c] != 0 {
+                first[c]
+            } else {
+                flood(cells & cells.wrapping_neg(), cells)
+            };
+            push(lowest);
+            let mut iso = lone[c] & !lowest;
+            let mut rest = cells & !lowest & !iso;
+            while iso != 0 {
+                push(iso & iso.wrapping_neg());
+                iso &= iso - 1;
+            }
+            while rest != 0 {
+                let cluster = flood(rest & rest.wrapping_neg(), cells);
+                push(cluster);
+                rest &= !cluster;
             }
         }
         let clusters = &clusters[..count];
         let settled = is_settled(board.occupied());
-        // The cone test runs only for children left with no slack.
-        let grouped = (settled && slack <= 1).then(|| Clusters::new(clusters));
+        // The cone test runs only for children left with no slack: at slack 1, those of
+        // moves that do not clear their colour (at slack 0, the few moves tried meet
+        // the bound at the child instead).
+        let grouped = (settled && slack == 1).then(|| Clusters::new(clusters));
         // Larger clusters first, colour-clearing ones before all; ties by lowest cell.
         // Packed: clears (1 bit), size (6), 63 - lowest cell (6), cluster index (6).
         let mut order = [0u32; CELLS];
         let mut count = 0;
         for (index, cluster) in clusters.iter().enumerate() {
             let clears = cluster.cells == sets[usize::from(cluster.colour)];
-            let child_slack_zero = if clears { slack == 0 } else { slack == 1 };
-            if slack == 0 && !clears
-                || cluster.cells & !SKIPPED_AFTER[context] == 0
-                || child_slack_zero
+            if cluster.cells & !SKIPPED_AFTER[context] == 0
+                || !clears
                     && grouped
                         .as_ref()
                         .is_some_and(|grouped| !may_clear_colour_by_colour(grouped, cluster.cells))
@@ -174,41 +204,71 @@ impl ConeIda {
     }
 }
 
+/// The beam's widths before an iteration: from [`BEAM_FIRST`], doubling, while at most
+/// the nodes of the iteration before over [`BEAM_PER_NODE`] and at most [`BEAM_MAX`].
+/// (Each width costs about 20 boards made per board kept per depth, each board a few
+/// times cheaper than a node; the iteration ahead costs about 13 times the one before.
+/// On seeds 0..30 a width of 256 found 19 of the 23 optima then known, 1,024 two more,
+/// 4,096 one more; the last ones stay out of reach of wider beams.)
+const BEAM_FIRST: u64 = 64;
+const BEAM_PER_NODE: u64 = 64;
+const BEAM_MAX: u64 = 2048;
+/// The beam's width for an answer shorter than the greedy one, when out of budget.
+const BEAM_FALLBACK: usize = 1024;
+
 impl Solver<Dust> for ConeIda {
     fn solve(&mut self, instance: &Board, max_nodes: u64) -> Option<Solved<Answer>> {
         self.refuted.clear();
         self.nodes = 0;
         self.max_nodes = max_nodes;
         let fallback = greedy(instance);
+        let mut beam = Beam::default();
         let mut bound = lower_bound(&colour_sets(instance));
+        let mut last_iteration = 0;
+        let proven = |moves: Vec<Move>, nodes| Solved {
+            score: moves.len() as i64,
+            answer: Answer { moves },
+            optimal: true,
+            nodes,
+        };
         while (bound as usize) < fallback.len() {
+            // Every answer shorter than `bound` is refuted: one of `bound` moves is
+            // optimal, however found.
+            let mut width = BEAM_FIRST;
+            while width <= (last_iteration / BEAM_PER_NODE).min(BEAM_MAX) {
+                let (found, boards) = beam.run(instance, width as usize, bound);
+                self.nodes += boards;
+                if let Some(moves) = found {
+                    return Some(proven(moves, self.nodes));
+                }
+                width *= 2;
+            }
+            let before = self.nodes;
             self.path.clear();
             match self.search(Planes::from_board(instance), bound, EVERY_MOVE) {
                 Outcome::Found => {
                     let moves = std::mem::take(&mut self.path);
+                    return Some(proven(moves, self.nodes));
+                }
+                Outcome::Refuted => {
+                    last_iteration = self.nodes - before;
+                    bound += 1;
+                }
+                Outcome::OutOfBudget => {
+                    // Past the budget: the shorter of the greedy answer and a beam's.
+                    let target = fallback.len() as u32 - 1;
+                    let (found, boards) = beam.run(instance, BEAM_FALLBACK, target);
+                    let moves = found.unwrap_or(fallback);
                     return Some(Solved {
                         score: moves.len() as i64,
                         answer: Answer { moves },
-                        optimal: true,
-                        nodes: self.nodes,
-                    });
-                }
-                Outcome::Refuted => bound += 1,
-                Outcome::OutOfBudget => {
-                    return Some(Solved {
-                        score: fallback.len() as i64,
-                        answer: Answer { moves: fallback },
                         optimal: false,
-                        nodes: self.nodes,
+                        nodes: self.nodes + boards,
                     });
                 }
             }
         }
-        Some(Solved {
-            score: fallback.len() as i64,
-            answer: Answer { moves: fallback },
-            optimal: true,
-            nodes: self.nodes,
-        })
+        // Every answer shorter than the greedy one is refuted.
+        Some(proven(fallback, self.nodes))
     }
 }

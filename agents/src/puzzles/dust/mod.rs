@@ -6,6 +6,7 @@
 
 use arena_core::puzzle::dust::{Answer, Board, CELLS, Dust, Move, WIDTH};
 
+mod beam;
 mod bits;
 mod cone;
 mod cone_ida;
