@@ -183,6 +183,8 @@ pub struct Ismcts {
     /// the best response to the read models).
     endgame: Pimc,
     trees: [Tree; 2],
+    /// Each tree's path of the current iteration (reused buffers).
+    paths: [Vec<u32>; 2],
     last_work: u64,
 }
 
@@ -198,6 +200,7 @@ impl Ismcts {
             solver: Solver::new(),
             endgame: Pimc::new(PimcConfig::reading(), seed ^ ENDGAME_SEED),
             trees: [Tree::default(), Tree::default()],
+            paths: [Vec::new(), Vec::new()],
             last_work: 0,
         }
     }
@@ -293,8 +296,13 @@ impl Ismcts {
     fn iterate(&mut self, world: Sim, model: &Policy) {
         let trees = if self.config.multiple_observer { 2 } else { 1 };
         let mut sim = world;
-        // The path through each tree (root first).
-        let mut paths: [Vec<u32>; 2] = [vec![0], vec![0]];
+        // The path through each tree (root first); the buffers are kept between
+        // iterations, so an iteration allocates nothing.
+        let mut paths = std::mem::take(&mut self.paths);
+        for path in &mut paths {
+            path.clear();
+            path.push(0);
+        }
         let mut expanded = false;
         let mut value = None;
         let mut depth = 0;
@@ -373,6 +381,7 @@ impl Ismcts {
                 node.total += value;
             }
         }
+        self.paths = paths;
     }
 
     /// ISUCT at node `at` of tree `tree` for player `p` among `options` (those available

@@ -19,6 +19,8 @@
 //!   inference from its policy). Rollouts sample the model per world from these joint
 //!   weights. Nothing is carried from one game to the next.
 
+use std::collections::HashMap;
+
 use arena_core::dominoes::{DominoView, End, Event, Tile, set_size};
 
 use super::sim::{Policy, Sim};
@@ -345,16 +347,30 @@ impl Reader {
         let mut joint: Vec<f64> = (0..worlds)
             .flat_map(|_| self.prior.iter().copied())
             .collect();
+        // Worlds often agree on the opponent's hand at a placement (late in a game nearly
+        // all do), and a likelihood depends on nothing else: each distinct hand is
+        // evaluated once per placement (the learned models are costly to consult).
+        let mut seen_hands: HashMap<u64, usize> = HashMap::new();
+        let mut rows: Vec<f64> = Vec::new();
         for (j, obs) in observed.iter().enumerate() {
+            seen_hands.clear();
+            rows.clear();
             for w in 0..worlds {
-                let mut sim = obs.before;
-                sim.hands[1] = held[w * observed.len() + j] | obs.placed_since;
-                for (k, model) in self.models.iter().enumerate() {
-                    joint[w * m + k] *= if self.out[k] {
-                        0.0
-                    } else {
-                        model.likelihood(&sim, obs.tile, obs.end)
-                    };
+                let hand = held[w * observed.len() + j] | obs.placed_since;
+                let row = *seen_hands.entry(hand).or_insert_with(|| {
+                    let mut sim = obs.before;
+                    sim.hands[1] = hand;
+                    for (k, model) in self.models.iter().enumerate() {
+                        rows.push(if self.out[k] {
+                            0.0
+                        } else {
+                            model.likelihood(&sim, obs.tile, obs.end)
+                        });
+                    }
+                    rows.len() / m - 1
+                });
+                for k in 0..m {
+                    joint[w * m + k] *= rows[row * m + k];
                 }
             }
         }
