@@ -180,6 +180,7 @@ pub fn ismcts_config(spec: &Spec) -> Result<IsmctsConfig, SpecError> {
         "opp",
         "bias",
         "solve",
+        "br",
         "nodes",
         "policy",
         "hand",
@@ -245,6 +246,7 @@ pub fn ismcts_config(spec: &Spec) -> Result<IsmctsConfig, SpecError> {
         multiple_observer: flag("mo", d.multiple_observer)?,
         opponent,
         solve: flag("solve", d.solve)?,
+        best_response: flag("br", d.best_response)?,
         solver_nodes: spec.option("nodes", d.solver_nodes)?,
         policy: spec.option("policy", d.policy.clone())?,
     })
