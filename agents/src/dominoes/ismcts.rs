@@ -44,7 +44,6 @@ use super::hand::{self, HandModel};
 use super::inference::Belief;
 use super::opponent::{Reader, default_library, observations};
 use super::pimc::{Pimc, PimcConfig};
-use super::response;
 use super::sim::{Policy, Sim};
 use super::solver::Solver;
 use super::worlds::{self, base_sim};
@@ -73,9 +72,6 @@ pub struct IsmctsConfig {
     pub opponent: OpponentChoice,
     /// Value tree nodes with an empty stock exactly (`solve`).
     pub solve: bool,
-    /// With `solve`, value those nodes by our best response to the world's opponent model
-    /// (a one-player search, [`response`]) instead of perfect play by both (`br`).
-    pub best_response: bool,
     /// Search nodes for one exact solve (`nodes`); past it, a rollout.
     pub solver_nodes: u64,
     /// Our rollout policy (`policy`).
@@ -94,7 +90,6 @@ impl Default for IsmctsConfig {
             multiple_observer: false,
             opponent: OpponentChoice::Model,
             solve: true,
-            best_response: false,
             solver_nodes: 2_000,
             policy: Policy::Smart,
             hand: None,
@@ -313,12 +308,7 @@ impl Ismcts {
         let mut depth = 0;
         while !expanded {
             if depth > 0 && self.config.solve && sim.stock_front == sim.stock_end {
-                value = if self.config.best_response {
-                    let mut nodes = self.config.solver_nodes;
-                    response::value_against(&sim, model, &mut nodes).map(|v| f64::from(v) / 2.0)
-                } else {
-                    self.exact(&sim)
-                };
+                value = self.exact(&sim);
                 if value.is_some() {
                     break;
                 }

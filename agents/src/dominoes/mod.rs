@@ -180,7 +180,6 @@ pub fn ismcts_config(spec: &Spec) -> Result<IsmctsConfig, SpecError> {
         "opp",
         "bias",
         "solve",
-        "br",
         "nodes",
         "policy",
         "hand",
@@ -246,7 +245,6 @@ pub fn ismcts_config(spec: &Spec) -> Result<IsmctsConfig, SpecError> {
         multiple_observer: flag("mo", d.multiple_observer)?,
         opponent,
         solve: flag("solve", d.solve)?,
-        best_response: flag("br", d.best_response)?,
         solver_nodes: spec.option("nodes", d.solver_nodes)?,
         policy: spec.option("policy", d.policy.clone())?,
     })

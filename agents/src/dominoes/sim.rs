@@ -21,10 +21,6 @@ pub enum Policy {
     Greedy,
     /// The playability/blocking heuristic of [`smart_score`].
     Smart,
-    /// [`Policy::Smart`] that sees the other hand (`smart-seeing`): the tiles that fit
-    /// are the other player's, its voids are the numbers it lacks. Not a player (an
-    /// agent only sees its view): a rollout policy for our side in a sampled world.
-    SmartSeeing,
     /// A learned evaluator (`tc-server` and `learned`: the built-in weights;
     /// `learned:weights=FILE`).
     Learned(Arc<LearnedPolicy>),
@@ -50,7 +46,6 @@ impl std::fmt::Display for Policy {
             Policy::Greedy => f.write_str("greedy"),
             Policy::Random => f.write_str("random"),
             Policy::Smart => f.write_str("smart"),
-            Policy::SmartSeeing => f.write_str("smart-seeing"),
             Policy::Learned(p) => f.write_str(p.name()),
         }
     }
@@ -63,7 +58,6 @@ impl std::str::FromStr for Policy {
             "greedy" => Ok(Policy::Greedy),
             "random" => Ok(Policy::Random),
             "smart" => Ok(Policy::Smart),
-            "smart-seeing" => Ok(Policy::SmartSeeing),
             "tc-server" => Ok(Policy::tc_server()),
             "learned" => Ok(Policy::Learned(Arc::new(LearnedPolicy::built_in(
                 "learned",
@@ -73,7 +67,7 @@ impl std::str::FromStr for Policy {
                     .map(|p| Policy::Learned(Arc::new(p)))
                     .map_err(|e| e.to_string()),
                 None => Err(
-                    "expected greedy, random, smart, smart-seeing, tc-server, learned or learned:weights=FILE"
+                    "expected greedy, random, smart, tc-server, learned or learned:weights=FILE"
                         .into(),
                 ),
             },
@@ -255,19 +249,6 @@ impl Sim {
                         end,
                         smart_score(hand, t, nl, nr, unseen, opp_void).into(),
                     );
-                });
-            }
-            Policy::SmartSeeing => {
-                let other = self.hands[1 - p];
-                let mut lacks = 0u16;
-                for (x, mask) in PIP_MASKS.iter().enumerate() {
-                    if other & mask == 0 {
-                        lacks |= 1 << x;
-                    }
-                }
-                self.for_each_placement(|t, end| {
-                    let (nl, nr) = after(t, end, l, r);
-                    f(t, end, smart_score(hand, t, nl, nr, other, lacks).into());
                 });
             }
             Policy::Learned(learned) => {
