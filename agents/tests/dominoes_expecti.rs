@@ -26,6 +26,7 @@ fn expecti_specs_are_checked() {
         "expecti:rollouts=0",
         "expecti:worlds=0",
         "expecti:read=2",
+        "expecti:read=some",
         "expecti:depth=x",
         "expecti:k=5",
     ] {
@@ -43,6 +44,7 @@ fn expecti_specs_are_checked() {
             rollouts: 3,
             worlds: 9,
             read: false,
+            read_all: false,
             solver_nodes: 77,
         }
     );

@@ -91,6 +91,10 @@ fn ismcts_is_deterministic_for_a_seed() {
             opponent: OpponentChoice::Search { bias: 1.0 },
             ..small()
         },
+        IsmctsConfig {
+            read_all: true,
+            ..small()
+        },
     ] {
         let record = |seed: u64| {
             let mut moves = Vec::new();

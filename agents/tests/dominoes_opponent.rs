@@ -192,3 +192,93 @@ fn observations_credit_the_opponent_with_the_tiles_it_held() {
         "{wrong} of {credited} credited tiles were not held"
     );
 }
+
+/// `read=all`: every opponent placement is an observation; those [`observations`] keeps
+/// are unchanged (and their hands draw nothing from the generator), and for the others
+/// the tiles counted as certainly held were held, the hand size is right, and every
+/// later-placed tile that was held is among the candidates; the worlds then fill the
+/// hand size from them.
+#[test]
+fn observations_all_reads_every_placement_and_keeps_the_readable_ones() {
+    use agents::dominoes::opponent::observations_all;
+    use rand_chacha::ChaCha8Rng;
+    use rand_chacha::rand_core::{Rng, SeedableRng};
+    let (mut dropped, mut filled, mut maybe_held) = (0, 0, 0);
+    for case in Case::all() {
+        for pair in 0..4 {
+            let deal = Deal::seeded(case, 43, pair);
+            let mut game = Dominoes::new(&deal);
+            let mut a = build(&"smart".parse().unwrap(), 0).unwrap();
+            let mut b = build(&"random".parse().unwrap(), u64::from(pair)).unwrap();
+            let mut hands = Vec::new();
+            while !game.is_over() {
+                let seat = game.to_move();
+                let view = game.view();
+                let m = if seat == Seat::A {
+                    a.play(&view).unwrap()
+                } else {
+                    hands.push((view.history().len(), game.hand(Seat::B).mask()));
+                    b.play(&view).unwrap()
+                };
+                game.play_unchecked(m);
+                if game.is_over() || game.to_move() != Seat::A {
+                    continue;
+                }
+                let view = game.view();
+                let history = view.history();
+                let readable = observations(&view);
+                let all = observations_all(&view);
+                let placements = history
+                    .iter()
+                    .filter(|e| matches!(e, Event::Place { seat: Seat::B, .. }))
+                    .count();
+                assert_eq!(all.len(), placements, "{game}");
+                let mut rng = ChaCha8Rng::seed_from_u64(7);
+                for obs in &all {
+                    let truth = hands.iter().find(|(at, _)| *at == obs.at).unwrap().1;
+                    assert_eq!(obs.hand_len, truth.count_ones(), "{game}");
+                    assert_eq!(obs.placed_since & !truth, 0, "{game}");
+                    if let Some(r) = readable.iter().find(|r| r.at == obs.at) {
+                        assert_eq!(
+                            (r.tile, r.end, r.placed_since, r.hand_len, r.maybe),
+                            (obs.tile, obs.end, obs.placed_since, obs.hand_len, 0)
+                        );
+                        let mut copy = rng.clone();
+                        assert_eq!(obs.fill(0b1010, &mut rng), 0b1010);
+                        assert_eq!(copy.next_u64(), rng.next_u64(), "no draw");
+                        continue;
+                    }
+                    dropped += 1;
+                    assert_eq!(obs.maybe & obs.placed_since, 0);
+                    // Later tiles not placed right after a draw: held then or drawn since.
+                    let mut later = 0u64;
+                    for k in obs.at + 1..history.len() {
+                        if let Event::Place {
+                            seat: Seat::B,
+                            tile,
+                            ..
+                        } = history[k]
+                            && !matches!(history[k - 1], Event::Draw { .. })
+                        {
+                            later |= tile.tile().bit();
+                        }
+                    }
+                    assert_eq!(truth & later & !(obs.placed_since | obs.maybe), 0, "{game}");
+                    maybe_held += (truth & obs.maybe).count_ones();
+                    // The tiles of its hand now that it held then, as a world with the
+                    // true hand knows them: filled up to the hand size from `maybe`.
+                    let now = game.hand(Seat::B).mask() & truth;
+                    let hand = obs.fill(now, &mut rng) | obs.placed_since;
+                    assert_eq!(hand & !(now | obs.maybe | obs.placed_since), 0);
+                    assert_eq!(hand.count_ones(), obs.hand_len, "{game}");
+                    if hand != now | obs.placed_since {
+                        filled += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(dropped > 200, "{dropped}");
+    assert!(filled > 100, "{filled}");
+    assert!(maybe_held > 100, "{maybe_held}");
+}

@@ -10,7 +10,12 @@
 //!    make sense under a model weigh more). The pool is drawn once per decision and the
 //!    iterations take pairs from it by systematic resampling, in a shuffled order. With
 //!    `hand=learned` each world's weight is also multiplied by the learned hand model's
-//!    importance factor ([`super::hand`]; not the default: it did not pay).
+//!    importance factor ([`super::hand`]; not the default: it did not pay). With
+//!    `read=all` the reading also reads the opponent's placements whose hand the record
+//!    cannot rebuild (a tile placed later may have been drawn in between): each world
+//!    makes up the hand size with later-placed tiles at random, among those that showed
+//!    no open end at the opponent's draws and passes in between
+//!    ([`super::opponent::observations_all`]).
 //! 2. **Selection.** The tree is keyed by what a player observes, never by the hidden
 //!    tiles: placements are public, our draws show us their tile, the opponent's draws
 //!    show only that it drew. So our choice at a node is made once for every world in
@@ -42,7 +47,7 @@ use rand_chacha::rand_core::{Rng, SeedableRng};
 
 use super::hand::{self, HandModel};
 use super::inference::Belief;
-use super::opponent::{Reader, default_library, observations};
+use super::opponent::{Reader, default_library, observations, observations_all};
 use super::pimc::{Pimc, PimcConfig};
 use super::sim::{Policy, Sim};
 use super::solver::Solver;
@@ -79,6 +84,10 @@ pub struct IsmctsConfig {
     /// Weigh the sampled worlds by the learned hand model (`hand=learned`) with this
     /// exponent (`hand_a`); `None`: the reading alone (`hand=none`, the default).
     pub hand: Option<f64>,
+    /// Read every opponent placement (`read=all`), also those whose hand the record
+    /// cannot rebuild, each world guessing which later tiles were held then
+    /// ([`observations_all`]); `false` (`read=placed`, the default): only those it can.
+    pub read_all: bool,
 }
 
 impl Default for IsmctsConfig {
@@ -93,6 +102,7 @@ impl Default for IsmctsConfig {
             solver_nodes: 2_000,
             policy: Policy::Smart,
             hand: None,
+            read_all: false,
         }
     }
 }
@@ -230,7 +240,11 @@ impl Ismcts {
         }
         let belief = Belief::of(view);
         let base = base_sim(view, &belief);
-        let observed = observations(view);
+        let observed = if self.config.read_all {
+            observations_all(view)
+        } else {
+            observations(view)
+        };
         let (pool, held) = worlds::sample(
             &mut self.rng,
             true,
