@@ -37,8 +37,9 @@ def main():
             n, h = int(read_line()), int(read_line())
             answer = "0"
         elif method == "reset":
+            # A new game (no call marks the end of the last one): forget its state.
             first = read_line()  # the starting tile, e.g. "4-4"
-            answer = "0"
+            answer = "0"  # init and reset replies are ignored, but must be one line
         elif method == "play":
             hand = read_tiles()
             line = read_tiles()

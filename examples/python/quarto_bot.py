@@ -84,6 +84,8 @@ def main():
             lines = ROWS + COLS + DIAGS + (BLOCKS if variant == "squares" else [])
             answer = "0"
         elif method == "reset":
+            # A new game from `arg`, the position after the seeded opening (the same for
+            # both bots): no call marks the end of the last one. The reply is ignored.
             answer = "0"
         elif method == "play":
             answer = play(arg, lines)
