@@ -9,7 +9,7 @@
 //! | `pimc` | determinized Monte Carlo search with inference ([`pimc`]); options `k` (worlds per decision, default 1000), `policy` (our rollout policy: `smart`, `greedy`, `tc-server`, `learned`, `learned:weights=FILE`; default `smart`), `opp` (the opponent's rollout policy, the same choices, default `policy`; or `read`: read it from its moves, [`opponent`]), `endgame` (1 or 0, default 1), `nodes` (solver node cap per decision, default 400,000; past it: rollouts), `late` (with 1 to `late` tiles in the stock, decide by the [`expecti`] search; default 0: never), `blend` (0 to 1: each move's rollout mean blended with its `expecti` value, this share to the latter; default 0), `budget` (`default`, or `tco09`: defaults `k=4000,blend=0.5`, about TCO09's time budget) |
 //! | `best` | the strongest: `ismcts` (the same options, and `budget`: `default`, or `tco09`: `iterations=4000`, about TCO09's time budget) |
 //! | `pimc-read` | `pimc` with `opp=read` (the same options): the `best` of issues 16 and 24 before `ismcts` |
-//! | `ismcts` | information-set MCTS over the worlds and opponent models `pimc-read` reads ([`ismcts`]); options `iterations` (per legal move at the root, default 1000), `c` (exploration, default 0.7), `worlds` (sampled and read per decision, default 1000), `mo` (1: a separate tree for the opponent's observations; default 0), `opp` (`model`: the opponent plays its read model, the default; `ucb`: it searches too), `bias` (with `opp=ucb`, the progressive bias towards the model's choice, default 1), `solve` (1 or 0: tree nodes with an empty stock valued exactly, default 1), `nodes` (solver node cap per solve, default 2,000; past it: a rollout), `policy` (our rollout policy, default `smart`), `hand` (`learned`: the sampled worlds also weighed by the learned hand model, [`hand`]; default `none`), `hand_a` (its exponent, default 1), `read` (`placed`: read the opponent's placements whose hand the record rebuilds, the default; `all`: every placement, each world guessing the hand where the record cannot say), `budget` (as `best`'s) |
+//! | `ismcts` | information-set MCTS over the worlds and opponent models `pimc-read` reads ([`ismcts`]); options `iterations` (per legal move at the root, default 1000), `c` (exploration, default 0.7), `worlds` (sampled and read per decision, default 1000), `mo` (1: a separate tree for the opponent's observations; default 0), `opp` (`model`: the opponent plays its read model, the default; `ucb`: it searches too), `bias` (with `opp=ucb`, the progressive bias towards the model's choice, default 1), `solve` (1 or 0: tree nodes with an empty stock valued exactly, default 1), `leaf` (0 to 1: the share of a new placement node's value given by the learned evaluator, the rest by its rollout; at 1 no rollout, about two thirds of the CPU for the same strength against `tc-server`; default 0), `nodes` (solver node cap per solve, default 2,000; past it: a rollout), `policy` (our rollout policy, default `smart`), `hand` (`learned`: the sampled worlds also weighed by the learned hand model, [`hand`]; default `none`), `hand_a` (its exponent, default 1), `read` (`placed`: read the opponent's placements whose hand the record rebuilds, the default; `all`: every placement, each world guessing the hand where the record cannot say), `budget` (as `best`'s) |
 //! | `expecti` | expectiminimax over a belief state, chance nodes for draws and passes, the exact solver once the stock is empty ([`expecti`]); options `depth` (plies, default 3), `rollouts` (per leaf, default 8), `worlds` (root samples of the belief, default 400), `read` (1 or 0: weigh them by reading the opponent, default 1; `all`: also its placements whose hand the record cannot rebuild, as `ismcts`'s `read=all`), `nodes` (solver node cap per solve, default 100,000) |
 
 mod endgame;
@@ -181,6 +181,7 @@ pub fn ismcts_config(spec: &Spec) -> Result<IsmctsConfig, SpecError> {
         "opp",
         "bias",
         "solve",
+        "leaf",
         "nodes",
         "policy",
         "hand",
@@ -254,6 +255,13 @@ pub fn ismcts_config(spec: &Spec) -> Result<IsmctsConfig, SpecError> {
         multiple_observer: flag("mo", d.multiple_observer)?,
         opponent,
         solve: flag("solve", d.solve)?,
+        leaf: {
+            let leaf: f64 = spec.option("leaf", d.leaf)?;
+            if !(0.0..=1.0).contains(&leaf) {
+                return Err(bad("leaf", leaf.to_string(), "expected 0 to 1"));
+            }
+            leaf
+        },
         solver_nodes: spec.option("nodes", d.solver_nodes)?,
         policy: spec.option("policy", d.policy.clone())?,
     })
