@@ -147,6 +147,10 @@ pub enum ConfigError {
         "limits.read_paths: {0} does not exist (relative paths are taken from the directory arena runs in)"
     )]
     ReadPath(PathBuf),
+    #[error(
+        "limits.sandbox_without: the {0} layer comes with user namespaces and cannot be given up alone (only seccomp, memory, processes, cpu and freezer can; or sandbox = \"off\")"
+    )]
+    SandboxLayer(crate::sandbox::Layer),
     #[error(transparent)]
     Game(#[from] crate::task::UnknownTask),
     #[error("gauntlet: {0}")]
@@ -389,6 +393,9 @@ fn resolve_limits(mut limits: Limits) -> Result<Limits, ConfigError> {
         }
         *path = absolute;
     }
+    if let Some(layer) = limits.sandbox_without.iter().find(|l| !l.may_be_lost()) {
+        return Err(ConfigError::SandboxLayer(*layer));
+    }
     Ok(limits)
 }
 
@@ -422,6 +429,25 @@ mod tests {
         let back = toml::to_string(&plan.to_config()).unwrap();
         let again = Plan::resolve(&parse(&back).unwrap()).unwrap();
         assert_eq!(again, plan);
+    }
+
+    #[test]
+    fn only_the_layers_a_host_may_lack_can_be_given_up() {
+        let with = |layers: &str| {
+            parse(&format!(
+                "game = \"dominoes\"\nagents = [\"random\", \"greedy\"]\n[limits]\nsandbox_without = [{layers}]\n"
+            ))
+            .and_then(|c| Plan::resolve(&c))
+        };
+        let plan = with("\"freezer\", \"memory\"").unwrap();
+        assert_eq!(plan.limits.sandbox_without.len(), 2);
+        let err = with("\"pid\"").unwrap_err().to_string();
+        assert!(err.contains("the pid layer"), "{err}");
+        let err = parse("game = \"dominoes\"\nagents = [\"random\", \"greedy\"]\n[limits]\nsandbox_without = [\"frezer\"]\n")
+            .map(drop)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("frezer"), "{err}");
     }
 
     #[test]

@@ -407,19 +407,12 @@ pub fn external_runtime(run: &RunDir, done: u64) -> Result<Option<Arc<ExternalRu
     }
     let rt = ExternalRuntime::new(agents, &run.dir, plan.limits.clone(), games)
         .context("starting the runtime for external agents")?;
-    crate::sandbox::report::announce(rt.enforcement(), &plan.limits, plan.seed, |line| {
-        run.log(line)
-    })?;
-    if let Some(dir) = rt.run_dir_readable_through() {
-        let warning = format!(
-            "warning: the run directory lies inside {}, which an external agent may read (the \
-             folder of a file its command names, or a read_paths entry), so it can read the \
-             run's config.toml, seed included; put --out outside it",
-            dir.display()
-        );
-        eprintln!("arena: {warning}");
-        run.log(&warning)?;
-    }
+    crate::sandbox::report::announce(
+        rt.enforcement(),
+        &plan.limits.policy(Vec::new()),
+        plan.seed,
+        |line| run.log(line),
+    )?;
     Ok(Some(Arc::new(rt)))
 }
 

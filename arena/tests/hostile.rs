@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 use std::sync::{Mutex, OnceLock};
 
-use arena::sandbox::Enforcement;
+use arena::sandbox::{Enforcement, Layer};
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 const SEED: &str = "424242";
@@ -40,7 +40,7 @@ fn enforced() -> &'static Enforcement {
     static PROBE: OnceLock<Enforcement> = OnceLock::new();
     PROBE.get_or_init(|| {
         let out = Command::new(ARENA)
-            .args(["__sandbox", "--probe", "--processes", "64", "--cpu-s", "10"])
+            .args(["doctor", "--json"])
             .output()
             .unwrap();
         serde_json::from_slice(&out.stdout).unwrap_or_default()
@@ -282,7 +282,7 @@ fn fails_in_both_games(attack: &'static str, layer: bool, what: &str) {
 fn a_bot_cannot_read_the_seed_in_proc() {
     fails_in_both_games(
         "seed",
-        enforced().own_processes,
+        enforced().holds(Layer::Pid),
         "a PID namespace with its own /proc",
     );
 }
@@ -291,14 +291,14 @@ fn a_bot_cannot_read_the_seed_in_proc() {
 fn a_bot_cannot_signal_or_trace_the_arena_or_its_opponent() {
     fails_in_both_games(
         "kill",
-        enforced().own_processes,
+        enforced().holds(Layer::Pid),
         "a PID namespace with its own /proc",
     );
 }
 
 #[test]
 fn a_bot_cannot_connect_to_a_tcp_server_on_localhost() {
-    if !needs(enforced().no_network, "a network namespace") {
+    if !needs(enforced().holds(Layer::Network), "a network namespace") {
         return;
     }
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
@@ -314,7 +314,7 @@ fn a_bot_cannot_connect_to_a_tcp_server_on_localhost() {
 #[test]
 fn a_bot_cannot_connect_to_an_abstract_unix_socket() {
     use std::os::linux::net::SocketAddrExt;
-    if !needs(enforced().no_network, "a network namespace") {
+    if !needs(enforced().holds(Layer::Network), "a network namespace") {
         return;
     }
     for game in GAMES {
@@ -334,7 +334,7 @@ fn a_bot_cannot_connect_to_an_abstract_unix_socket() {
 
 #[test]
 fn a_bot_cannot_read_the_run_the_configs_or_another_bot_nor_write_outside() {
-    if needs(enforced().files, "Landlock file rules") {
+    if needs(enforced().holds(Layer::Filesystem), "Landlock file rules") {
         for game in GAMES {
             let m = Match::new(game, "files");
             attack_fails(&m);
@@ -345,7 +345,7 @@ fn a_bot_cannot_read_the_run_the_configs_or_another_bot_nor_write_outside() {
 
 #[test]
 fn a_bot_that_leaves_a_child_behind_leaves_nothing_running() {
-    fails_in_both_games("orphan", enforced().own_processes, "a PID namespace");
+    fails_in_both_games("orphan", enforced().holds(Layer::Pid), "a PID namespace");
 }
 
 /// Runs `attack` in both games under `limits`; the attacker must lose each of its games
@@ -360,7 +360,7 @@ fn loses_in_both_games(attack: &'static str, limits: &'static str, termination: 
 
 #[test]
 fn a_fork_bomb_loses_only_its_own_games() {
-    if needs(enforced().process_cap.is_some(), "a cap on processes") {
+    if needs(enforced().holds(Layer::Processes), "a cap on processes") {
         let limits = "call_ms = 3000\nprocesses = 64";
         loses_in_both_games("fork", limits, "limit", "cap of 64 processes");
     }
@@ -478,7 +478,7 @@ fn require_sandbox_runs_only_with_every_layer() {
     let table = String::from_utf8_lossy(&doctor.stdout);
     let complete = enforced().missing().is_empty();
     assert_eq!(doctor.status.success(), complete, "{table}");
-    assert!(table.contains("files: Landlock"), "{table}");
+    assert!(table.contains(" filesystem "), "{table}");
     let t = tempfile::tempdir().unwrap();
     let path = t.path().join("c.toml");
     std::fs::write(

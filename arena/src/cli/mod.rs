@@ -57,9 +57,13 @@ pub enum Command {
     Vis(VisArgs),
     /// Build an opening book of exact values (Quarto), or re-prove one with --verify.
     Book(BookArgs),
-    /// Print what the sandbox of external agents enforces on this machine, layer by layer
-    /// (exit 1 if any layer is missing).
-    Doctor,
+    /// Print what the sandbox of external agents enforces on this machine, layer by layer,
+    /// as a probe observed it from inside a sandbox (exit 1 if any layer is missing).
+    Doctor {
+        /// One JSON object: `{"layers": {"session": true, ...}, "why": {...}}`.
+        #[arg(long)]
+        json: bool,
+    },
     /// Internal: confine this process (namespaces, limits, Landlock), then become an
     /// external agent.
     #[command(name = "__sandbox", hide = true)]
@@ -82,7 +86,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Gen(args) => puzzles::generate(args),
         Command::Score(args) => puzzles::score(args),
         Command::Vis(args) => puzzles::visualize(args),
-        Command::Doctor => crate::sandbox::doctor(),
+        Command::Doctor { json } => crate::sandbox::doctor(json),
         Command::Sandbox(args) => crate::sandbox::run(args),
     }
 }

@@ -20,7 +20,8 @@ use arena_core::{Agent, AgentError, Game};
 use serde::{Deserialize, Serialize};
 
 use self::log::StderrLog;
-use self::process::Process;
+use self::process::{Process, Sandboxed};
+use crate::sandbox::{Layer, Policy};
 
 pub use self::process::{absolutize, label};
 
@@ -61,9 +62,32 @@ pub struct Limits {
     /// Let confined bots use the network (no network namespace, no Landlock TCP rules).
     /// Off by default; a run that grants it says so in run.log.
     pub network: bool,
-    /// Refuse to run external agents unless every layer of the sandbox is enforced
-    /// (`arena doctor` lists them).
+    /// Kept so configs written for the earlier sandbox still parse: a run now always
+    /// refuses to start bots without every layer, unless `sandbox_without` or `sandbox`
+    /// says otherwise.
     pub require_sandbox: bool,
+    /// `on` (the default: every layer, or no bot starts) or `off` (no sandbox at all;
+    /// said loudly on the console and in run.log).
+    pub sandbox: SandboxMode,
+    /// Layers the run may go without where the host cannot apply them (`seccomp`,
+    /// `memory`, `processes`, `cpu`, `freezer`); each is a warning in run.log.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub sandbox_without: Vec<Layer>,
+    /// Size of each of a confined bot's private tmpfs (its working folder, `/tmp`,
+    /// `/dev/shm`), in MB; their pages count in `memory_mb`.
+    pub disk_mb: u64,
+    /// Holds every reply of an agent until this long after its call began (0: off), so
+    /// an opponent's timing tells nothing of how hard its move was (`docs/protocol.md`).
+    pub reply_floor_ms: u64,
+}
+
+/// Whether external agents are confined.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SandboxMode {
+    #[default]
+    On,
+    Off,
 }
 
 impl Default for Limits {
@@ -82,6 +106,25 @@ impl Default for Limits {
             processes: 64,
             network: false,
             require_sandbox: false,
+            sandbox: SandboxMode::On,
+            sandbox_without: Vec::new(),
+            disk_mb: 64,
+            reply_floor_ms: 0,
+        }
+    }
+}
+
+impl Limits {
+    /// The sandbox these limits build around a bot that may read `read`.
+    pub fn policy(&self, read: Vec<PathBuf>) -> Policy {
+        Policy {
+            memory_mb: self.memory_mb,
+            cpu_s: self.cpu_s,
+            processes: self.processes,
+            disk_mb: self.disk_mb,
+            network: self.network,
+            without: self.sandbox_without.clone(),
+            read,
         }
     }
 }
@@ -122,10 +165,10 @@ pub struct ExternalRuntime {
     budgets: Mutex<HashMap<Key, Duration>>,
     remaining_games: Mutex<HashMap<Key, usize>>,
     logs: Vec<Option<Arc<StderrLog>>>,
-    /// Per agent: the arena binary and the directories the bot may read, when Landlock
-    /// confinement is available.
-    sandboxes: Vec<Option<(PathBuf, Vec<PathBuf>)>>,
-    /// What the sandbox enforces on this machine (`None`: no sandbox at all).
+    /// Per agent: the arena binary and the sandbox it builds around the bot (`None`:
+    /// `sandbox = "off"`).
+    sandboxes: Vec<Option<Sandboxed>>,
+    /// What the probe observed the sandbox enforce here (`None`: `sandbox = "off"`).
     enforcement: Option<crate::sandbox::Enforcement>,
     /// Processes started so far: each one's number in the stderr logs.
     started: AtomicU64,
@@ -157,17 +200,19 @@ impl ExternalRuntime {
                 })
             })
             .collect();
-        let enforcement = crate::sandbox::probe();
-        let exe = crate::sandbox::launcher()
-            .map(Path::to_path_buf)
-            .filter(|_| enforcement.is_some());
+        let on = limits.sandbox == SandboxMode::On;
+        let enforcement = on.then(|| crate::sandbox::probe(&limits.policy(Vec::new())));
+        let exe = crate::sandbox::launcher().filter(|_| on);
         let sandboxes = agents
             .iter()
             .map(|a| {
-                let (a, exe) = (a.as_ref()?, exe.as_ref()?);
+                let (a, exe) = (a.as_ref()?, exe?);
                 let mut read = crate::sandbox::read_paths_for(&a.command);
                 read.extend(limits.read_paths.iter().cloned());
-                Some((exe.clone(), read))
+                Some(Sandboxed {
+                    exe: exe.to_owned(),
+                    policy: limits.policy(read),
+                })
             })
             .collect();
         Ok(ExternalRuntime {
@@ -191,19 +236,6 @@ impl ExternalRuntime {
     /// What the sandbox of external agents enforces here (`None`: they run unconfined).
     pub fn enforcement(&self) -> Option<&crate::sandbox::Enforcement> {
         self.enforcement.as_ref()
-    }
-
-    /// A folder a confined agent may read that holds the run directory (its seed with
-    /// it): Landlock grants whole folders, so the run directory cannot be carved out.
-    pub fn run_dir_readable_through(&self) -> Option<PathBuf> {
-        let real = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
-        let run = real(&self.run_dir);
-        self.sandboxes
-            .iter()
-            .flatten()
-            .flat_map(|(_, read)| read)
-            .find(|dir| run.starts_with(real(dir)))
-            .cloned()
     }
 
     pub fn is_exec(&self, agent: usize) -> bool {
@@ -245,6 +277,7 @@ impl ExternalRuntime {
             process::Launch {
                 tag: format!("case {} process {number}", key.1),
                 sandbox: self.sandboxes[key.0].as_ref(),
+                run_dir: &self.run_dir,
                 env: &[],
             },
         )

@@ -1,8 +1,9 @@
-//! One external agent process: spawned through `sh -c` with a memory limit, a scrubbed
-//! environment and its own working directory, inside `arena __sandbox` where the arena
-//! binary is known (`crate::sandbox`: namespaces, CPU and process caps, Landlock);
-//! replies read with length and time caps; stderr drained into a bounded log so a
-//! chatty bot never blocks.
+//! One external agent process: spawned through `sh -c` with a scrubbed environment and
+//! its own working directory, inside `arena __sandbox` (`crate::sandbox`, `docs/sandbox.md`)
+//! unless the config turned it off; frozen between its calls; replies read with length
+//! and time caps; stderr drained into a bounded log so a chatty bot never blocks. Its
+//! limit and memory verdicts come from its cgroups and exit signal, never from its
+//! words.
 
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
@@ -17,17 +18,13 @@ use tokio::runtime::Handle;
 
 use super::Limits;
 use super::log::StderrLog;
+use crate::sandbox::{BotCgroup, Layer, Policy};
 
-/// Markers in a dead bot's last stderr that mean it ran out of memory (under the
-/// address-space limit, allocation fails and runtimes say so in these words).
-const MEMORY_MARKERS: [&str; 6] = [
-    "MemoryError",
-    "memory allocation of",
-    "bad_alloc",
-    "Cannot allocate memory",
-    "out of memory",
-    "Out of memory",
-];
+/// The sandbox a confined bot runs in: the arena binary that builds it, and how.
+pub struct Sandboxed {
+    pub exe: PathBuf,
+    pub policy: Policy,
+}
 
 pub struct Process {
     child: Child,
@@ -43,11 +40,18 @@ pub struct Process {
     /// How long the last failed call ran until its failure was seen (before the time
     /// spent finding out why: the exit status, the last stderr): what it is charged.
     pub failed_after: Duration,
+    /// Its cgroups (confined bots): frozen between calls, read for verdicts, removed
+    /// after the process is reaped.
+    cgroup: Option<BotCgroup>,
 }
 
-/// The shell command that applies the memory limit, then becomes the bot.
-fn shell_line(command: &str, memory_mb: u64) -> String {
-    format!("ulimit -v {} 2>/dev/null; exec {command}", memory_mb * 1024)
+/// The shell command that becomes the bot; where no memory cgroup holds it, under an
+/// address-space limit instead.
+fn shell_line(command: &str, memory_mb: Option<u64>) -> String {
+    match memory_mb {
+        Some(mb) => format!("ulimit -v {} 2>/dev/null; exec {command}", mb * 1024),
+        None => format!("exec {command}"),
+    }
 }
 
 /// Rewrites tokens naming existing files relative to the arena's directory into absolute
@@ -86,15 +90,17 @@ pub fn absolutize(command: &str) -> String {
 pub struct Launch<'a> {
     /// Its stderr lines' prefix (`case C process K`).
     pub tag: String,
-    /// With Landlock: the arena binary and the directories the bot may read.
-    pub sandbox: Option<&'a (PathBuf, Vec<PathBuf>)>,
+    /// The sandbox (`None`: `sandbox = "off"`).
+    pub sandbox: Option<&'a Sandboxed>,
+    /// The run directory: hidden from the bot.
+    pub run_dir: &'a Path,
     /// Extra environment variables (puzzle solvers get `ARENA_PUZZLE`).
     pub env: &'a [(&'a str, String)],
 }
 
 impl Process {
     /// Starts `command` (already absolutized) in `workdir`; with `sandbox`, through
-    /// `arena __sandbox` (Landlock), reading only the given extra directories.
+    /// `arena __sandbox`, in cgroups of its own.
     pub fn spawn(
         handle: &Handle,
         command: &str,
@@ -103,32 +109,52 @@ impl Process {
         log: Arc<StderrLog>,
         launch: Launch<'_>,
     ) -> Result<Process, AgentError> {
-        let Launch { tag, sandbox, env } = launch;
+        let Launch {
+            tag,
+            sandbox,
+            run_dir,
+            env,
+        } = launch;
         std::fs::create_dir_all(workdir)
             .map_err(|e| AgentError::Startup(format!("creating {}: {e}", workdir.display())))?;
         let _guard = handle.enter();
         let path = std::env::var_os("PATH").unwrap_or_default();
-        let line = shell_line(command, limits.memory_mb);
-        let mut cmd = match sandbox {
-            None => Command::new("/bin/sh"),
-            Some((exe, read)) => {
+        let (mut cmd, cgroup) = match sandbox {
+            None => {
+                let mut c = Command::new("/bin/sh");
+                // Its own process group: a Ctrl-C at the terminal reaches the arena,
+                // which stops the run cleanly, not the bots in the middle of their games.
+                c.process_group(0);
+                c.arg("-c").arg(shell_line(command, Some(limits.memory_mb)));
+                (c, None)
+            }
+            Some(Sandboxed { exe, policy }) => {
+                let (cgroup, missing) = BotCgroup::create(policy.caps());
+                if let Some((layer, why)) = missing.iter().find(|(l, _)| !policy.accepts_losing(*l))
+                {
+                    return Err(AgentError::Startup(format!(
+                        "the sandbox cannot apply its {layer} layer: {why}"
+                    )));
+                }
+                let memory_held = cgroup.layers().contains(&Layer::Memory);
                 let mut c = Command::new(exe);
-                c.arg("__sandbox").arg("--rw").arg(workdir);
-                for dir in read {
-                    c.arg("--ro").arg(dir);
-                }
-                c.arg("--cpu-s").arg(limits.cpu_s.to_string());
-                c.arg("--processes").arg(limits.processes.to_string());
-                if limits.network {
-                    c.arg("--network");
-                }
-                c.args(["--", "/bin/sh"]);
-                c
+                // The outer stage starts a session of its own (no process group here:
+                // a group leader cannot).
+                c.args(crate::sandbox::launch_args(
+                    policy,
+                    workdir,
+                    Some(run_dir),
+                    &cgroup,
+                ))
+                .args(["--", "/bin/sh", "-c"])
+                .arg(shell_line(
+                    command,
+                    (!memory_held).then_some(limits.memory_mb),
+                ));
+                (c, Some(cgroup))
             }
         };
         let mut child = cmd
-            .arg("-c")
-            .arg(line)
             .current_dir(workdir)
             .env_clear()
             .env("PATH", path)
@@ -141,9 +167,6 @@ impl Process {
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
             .kill_on_drop(true)
-            // Its own process group: a Ctrl-C at the terminal reaches the arena, which
-            // stops the run cleanly, not the bots in the middle of their games.
-            .process_group(0)
             .spawn()
             .map_err(|e| AgentError::Startup(format!("cannot start {command:?}: {e}")))?;
         let stdin = child.stdin.take().expect("piped");
@@ -182,6 +205,7 @@ impl Process {
             handle: handle.clone(),
             game,
             failed_after: Duration::ZERO,
+            cgroup,
         })
     }
 
@@ -205,6 +229,9 @@ impl Process {
                     "output it was not asked for, before this call: {text:?}"
                 )));
             }
+            if let Some(cgroup) = &self.cgroup {
+                cgroup.thaw();
+            }
             let started = Instant::now();
             let write = async {
                 self.stdin.write_all(text.as_bytes()).await?;
@@ -220,11 +247,13 @@ impl Process {
                 // both get one reason and games.csv stays a function of the bot.
                 Ok(Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
                     self.failed_after = started.elapsed();
-                    return Err(self.crashed(ENDED).await);
+                    return Err(self.crashed(ENDED, limits).await);
                 }
                 Ok(Err(e)) => {
                     self.failed_after = started.elapsed();
-                    return Err(self.crashed(&format!("writing the call: {e}")).await);
+                    return Err(self
+                        .crashed(&format!("writing the call: {e}"), limits)
+                        .await);
                 }
                 Ok(Ok(())) => {}
             }
@@ -239,23 +268,35 @@ impl Process {
                 }
                 Ok(Ok(None)) => {
                     self.failed_after = started.elapsed();
-                    return Err(self.crashed(ENDED).await);
+                    return Err(self.crashed(ENDED, limits).await);
                 }
                 Ok(Ok(Some(line))) => line,
             };
-            Ok((line, started.elapsed()))
+            let took = started.elapsed();
+            // Its think time is over: not one cycle more until its next call.
+            if let Some(cgroup) = &self.cgroup {
+                cgroup.freeze();
+            }
+            Ok((line, took))
         })
     }
 
-    /// A call that ran out of time; a bot that hit its cap on processes meanwhile (a
-    /// fork bomb stuck at the cap) loses it as `limit`, not `timeout`.
+    /// A call that ran out of time; a bot that reached its memory limit meanwhile loses
+    /// it as `memory`, one that hit its cap on processes (a fork bomb stuck at the cap)
+    /// as `limit`, not `timeout`.
     fn timed_out(&self, why: &str, limits: &Limits) -> AgentError {
-        let capped = self
-            .child
-            .id()
-            .and_then(crate::sandbox::times_capped_of)
-            .is_some_and(|n| n > 0);
-        if capped {
+        // A bot at its memory limit is being reclaimed, then killed, not thinking.
+        if self
+            .cgroup
+            .as_ref()
+            .is_some_and(BotCgroup::reached_memory_limit)
+        {
+            return AgentError::Memory(format!(
+                "{why}: it ran out of memory: it was at its limit of {} MB",
+                limits.memory_mb
+            ));
+        }
+        if self.cgroup.as_ref().is_some_and(|c| c.times_capped() > 0) {
             AgentError::Limit(format!(
                 "{why}: it reached its cap of {} processes and threads",
                 limits.processes
@@ -298,10 +339,8 @@ impl Process {
             if let Some(pos) = self.buffer.iter().position(|&b| b == b'\n') {
                 let rest = self.buffer.split_off(pos + 1);
                 let mut line = std::mem::replace(&mut self.buffer, rest);
+                // The line as sent, CR included: the protocol's parser takes off one.
                 line.pop();
-                if line.last() == Some(&b'\r') {
-                    line.pop();
-                }
                 if line.len() > max_line {
                     return Err(AgentError::Malformed(format!(
                         "a reply line longer than {max_line} bytes"
@@ -328,30 +367,44 @@ impl Process {
         }
     }
 
-    /// Classifies a dead or dying process: out of memory, or a crash with its status.
-    async fn crashed(&mut self, what: &str) -> AgentError {
+    /// Classifies a dead or dying process: out of memory, over a limit, or a crash with
+    /// its status. The verdict is the arena's own reading (the cgroups' counters, the
+    /// exit signal); the bot's stderr is only quoted.
+    async fn crashed(&mut self, what: &str, limits: &Limits) -> AgentError {
         let status = tokio::time::timeout(Duration::from_millis(500), self.child.wait()).await;
-        // Its stderr may still hold the reason (a MemoryError traceback): read to its end.
+        // Its stderr may still hold the reason (a traceback): read to its end.
         if let Some(drained) = self.stderr_drained.take() {
             let _ = tokio::time::timeout(Duration::from_millis(500), drained).await;
         }
         let tail =
             String::from_utf8_lossy(&self.stderr_tail.lock().expect("not poisoned")).into_owned();
+        let signal = match &status {
+            Ok(Ok(s)) => std::os::unix::process::ExitStatusExt::signal(s),
+            _ => None,
+        };
         let status = match status {
             Ok(Ok(s)) => describe(s),
             _ => "still running".into(),
         };
-        // The sandbox names the limit a bot hit (CPU time, processes) on its stderr.
-        if let Some(limit) = tail
-            .lines()
-            .rev()
-            .find_map(|l| l.split_once(crate::sandbox::LIMIT_MARKER))
-        {
-            return AgentError::Limit(format!("{what}; {status}; {}", limit.1.trim()));
+        if let Some(cgroup) = &self.cgroup {
+            if cgroup.oom_kills() > 0 {
+                return AgentError::Memory(format!(
+                    "{what}; {status}; it ran out of memory: the kernel stopped it at its limit \
+                     of {} MB",
+                    limits.memory_mb
+                ));
+            }
+            if cgroup.times_capped() > 0 {
+                return AgentError::Limit(format!(
+                    "{what}; {status}; it reached its cap of {} processes and threads",
+                    limits.processes
+                ));
+            }
         }
-        if MEMORY_MARKERS.iter().any(|m| tail.contains(m)) {
-            return AgentError::Memory(format!(
-                "{what}; {status}; stderr says it ran out of memory"
+        if signal == Some(nix::sys::signal::Signal::SIGXCPU as i32) && self.cgroup.is_some() {
+            return AgentError::Limit(format!(
+                "{what}; {status}; the bot used its {} s of CPU time",
+                limits.cpu_s
             ));
         }
         // The last thing it said is usually why (`sh: 1: ./bot: not found`, a traceback).
@@ -362,47 +415,50 @@ impl Process {
     }
 
     /// Ends processes politely: EOF on stdin, up to `grace` to exit, then a kill; every
-    /// one is reaped. All wait at once, so many idle bots cost one grace period.
+    /// one is reaped and its cgroups removed. All wait at once, so many idle bots cost
+    /// one grace period.
     pub fn stop_all(processes: Vec<Process>, grace: Duration) {
         let Some(handle) = processes.first().map(|p| p.handle.clone()) else {
             return;
         };
         handle.block_on(async move {
             let mut waits = tokio::task::JoinSet::new();
-            let mut pids = Vec::new();
             for p in processes {
                 let Process {
-                    mut child, stdin, ..
+                    mut child,
+                    stdin,
+                    cgroup,
+                    ..
                 } = p;
+                // A frozen bot would not see its EOF.
+                if let Some(c) = &cgroup {
+                    c.thaw();
+                }
                 drop(stdin);
-                pids.extend(child.id());
                 waits.spawn(async move {
                     if tokio::time::timeout(grace, child.wait()).await.is_err() {
                         let _ = child.start_kill();
                         let _ = tokio::time::timeout(Duration::from_secs(5), child.wait()).await;
                     }
+                    // Removed once the bot is reaped.
+                    drop(cgroup);
                 });
             }
             while waits.join_next().await.is_some() {}
-            // A sandbox killed here could not remove its cgroup.
-            for pid in pids {
-                crate::sandbox::remove_leftover_cgroup(pid);
-            }
         });
     }
 
-    /// Kills the process and reaps it, so no zombie is left.
+    /// Kills the process and reaps it, so no zombie is left, then removes its cgroups.
     pub fn kill(mut self) {
         let handle = self.handle.clone();
-        let pid = self.child.id();
+        if let Some(c) = &self.cgroup {
+            c.thaw();
+        }
         handle.block_on(async {
             let _ = self.child.start_kill();
             let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
         });
-        // Killed, the sandbox's outer stage could not remove its cgroup.
-        if let Some(pid) = pid {
-            crate::sandbox::remove_leftover_cgroup(pid);
-        }
+        drop(self.cgroup.take());
     }
 }
 

@@ -35,6 +35,7 @@ impl ExternalRuntime {
             process::Launch {
                 tag: format!("case {puzzle} process {number}"),
                 sandbox: self.sandboxes[agent].as_ref(),
+                run_dir: &self.run_dir,
                 env: &[
                     ("ARENA_PUZZLE", puzzle.to_owned()),
                     ("ARENA_TIME_LIMIT_MS", self.limits.call_ms.to_string()),
@@ -44,6 +45,11 @@ impl ExternalRuntime {
         p.set_game(index);
         let reply = p
             .call(&format!("{instance}\n"), limit, &self.limits)
+            // A CR LF line end counts as one.
+            .map(|(line, took)| match line.strip_suffix('\r') {
+                Some(stripped) => (stripped.to_owned(), took),
+                None => (line, took),
+            })
             .map_err(|e| match e {
                 AgentError::Timeout(why) => AgentError::Timeout(format!(
                     "{why} within the time limit of {} ms",

@@ -1,121 +1,385 @@
-//! The cap on a bot's processes and threads, as a `pids` cgroup of its own (cgroup v1's
-//! `pids` hierarchy or a cgroup v2 child with the `pids` controller), where this user may
-//! make one. The outer stage joins it before it starts the bot, so every process and
-//! thread of the bot counts; a fork bomb gets `EAGAIN` at the cap.
+//! A bot's cgroups: made by the arena before it starts the bot, joined by the sandbox's
+//! outer stage before anything else runs, read back by the arena for its verdicts and
+//! removed by it once the bot is reaped.
+//!
+//! One cgroup per bot process and controller, so every process of the bot counts
+//! together: `memory` (its limit, tmpfs pages included; the OOM killer's count is the
+//! memory verdict), `pids` (the cap on processes and threads), `cpu` (at most one core)
+//! and the freezer (the bot is frozen while it waits for its next call). Each controller
+//! comes from the cgroup v1 hierarchy that holds it where there is one (this project's
+//! CI machines), else from cgroup v2's unified hierarchy (most distributions).
 
+use std::fs::File;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
-pub struct Pids {
+use super::Layer;
+
+/// What a bot's cgroups hold it to.
+#[derive(Clone, Copy, Debug)]
+pub struct Caps {
+    pub memory_mb: u64,
+    /// Processes and threads (0: no cap).
+    pub processes: u64,
+}
+
+/// One controller's cgroup of a bot.
+struct Part {
+    layer: Layer,
     dir: PathBuf,
-    parent: PathBuf,
     v2: bool,
 }
 
-/// The folder a bot's cgroup gets under `parent`, named by the outer stage's pid.
-fn name(pid: u32) -> String {
-    format!("arena-bot-{pid}")
+/// The cgroups of one bot process, removed when dropped.
+pub struct BotCgroup {
+    parts: Vec<Part>,
+    /// `freezer.state` (v1) or `cgroup.freeze` (v2), kept open: a call's freeze and thaw
+    /// are one write each.
+    freezer: Option<(File, bool)>,
 }
 
-/// Where this process's cgroups are: the v1 `pids` hierarchy, then v2's unified one.
-fn parents() -> Vec<(PathBuf, bool)> {
-    let own = std::fs::read_to_string("/proc/self/cgroup").unwrap_or_default();
-    let mut out = Vec::new();
-    for line in own.lines() {
-        let mut parts = line.splitn(3, ':');
-        let (_, controllers, path) = match (parts.next(), parts.next(), parts.next()) {
-            (Some(a), Some(b), Some(c)) => (a, b, c.trim_start_matches('/')),
-            _ => continue,
+/// Where a controller lives: the folder of this process's cgroup in that hierarchy.
+struct Hierarchy {
+    own: PathBuf,
+    v2: bool,
+}
+
+/// This process's cgroup folder for each layer, from `/proc/self/mountinfo` and
+/// `/proc/self/cgroup`: the v1 hierarchy that holds the controller, else v2's.
+fn hierarchy(layer: Layer) -> Option<Hierarchy> {
+    let controller = controller_of(layer);
+    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let mut v2_mount = None;
+    for line in mountinfo.lines() {
+        let Some((left, right)) = line.split_once(" - ") else {
+            continue;
         };
-        if controllers.split(',').any(|c| c == "pids") {
-            out.push((Path::new("/sys/fs/cgroup/pids").join(path), false));
-        } else if controllers.is_empty() {
-            for root in ["/sys/fs/cgroup", "/sys/fs/cgroup/unified"] {
-                if Path::new(root).join("cgroup.controllers").exists() {
-                    out.push((Path::new(root).join(path), true));
-                }
-            }
+        let fields: Vec<&str> = left.split(' ').collect();
+        let rfields: Vec<&str> = right.split(' ').collect();
+        let (Some(root), Some(point), Some(fstype), Some(opts)) = (
+            fields.get(3),
+            fields.get(4),
+            rfields.first(),
+            rfields.get(2),
+        ) else {
+            continue;
+        };
+        if *fstype == "cgroup2" {
+            v2_mount.get_or_insert((root.to_string(), point.to_string()));
+        } else if *fstype == "cgroup" && opts.split(',').any(|o| o == controller) {
+            let path = own.lines().find_map(|l| {
+                let mut parts = l.splitn(3, ':');
+                let (_, list, path) = (parts.next()?, parts.next()?, parts.next()?);
+                list.split(',').any(|c| c == controller).then_some(path)
+            })?;
+            return Some(Hierarchy {
+                own: join_under(point, root, path),
+                v2: false,
+            });
         }
     }
-    out.sort_by_key(|(_, v2)| *v2);
-    out
+    let (root, point) = v2_mount?;
+    let path = own.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let own = join_under(&point, &root, path);
+    // The freezer is part of every v2 cgroup; the other controllers must be offered.
+    if layer != Layer::Freezer {
+        let offered = std::fs::read_to_string(own.join("cgroup.controllers")).ok()?;
+        if !offered.split_whitespace().any(|c| c == controller) {
+            return None;
+        }
+    }
+    Some(Hierarchy { own, v2: true })
 }
 
-impl Pids {
-    /// Makes a cgroup capped at `max` tasks and moves this process into it; `None`
-    /// where no hierarchy lets this user.
-    pub fn join(max: u64) -> Option<Pids> {
-        let pid = std::process::id();
-        parents().into_iter().find_map(|(parent, v2)| {
-            let dir = parent.join(name(pid));
-            if std::fs::create_dir(&dir).is_err() {
-                // One left by an earlier outer stage with this pid, killed before it
-                // could remove it: empty, so it can go (a busy one cannot).
-                std::fs::remove_dir(&dir).ok()?;
-                std::fs::create_dir(&dir).ok()?;
-            }
-            let joined = std::fs::write(dir.join("pids.max"), max.to_string())
-                .and_then(|()| std::fs::write(dir.join("cgroup.procs"), pid.to_string()));
-            match joined {
-                Ok(()) => Some(Pids { dir, parent, v2 }),
-                Err(_) => {
-                    let _ = std::fs::remove_dir(&dir);
-                    None
+/// The folder of cgroup `path` in a hierarchy mounted at `point` whose root is `root`.
+fn join_under(point: &str, root: &str, path: &str) -> PathBuf {
+    let rel = path.strip_prefix(root).unwrap_or(path);
+    Path::new(point).join(rel.trim_start_matches('/'))
+}
+
+fn controller_of(layer: Layer) -> &'static str {
+    match layer {
+        Layer::Memory => "memory",
+        Layer::Processes => "pids",
+        Layer::Cpu => "cpu",
+        _ => "freezer",
+    }
+}
+
+/// The cgroup layers, in the order they are made.
+pub const LAYERS: [Layer; 4] = [Layer::Memory, Layer::Processes, Layer::Cpu, Layer::Freezer];
+
+static MADE: AtomicU64 = AtomicU64::new(0);
+
+impl BotCgroup {
+    /// Makes the bot's cgroups. Each layer that cannot be made is returned with why; the
+    /// caller decides whether the bot may start without it.
+    pub fn create(caps: Caps) -> (BotCgroup, Vec<(Layer, String)>) {
+        let name = format!(
+            "arena-{}-{}",
+            std::process::id(),
+            MADE.fetch_add(1, Ordering::Relaxed)
+        );
+        let mut cgroup = BotCgroup {
+            parts: Vec::new(),
+            freezer: None,
+        };
+        let mut missing = Vec::new();
+        for layer in LAYERS {
+            match make(layer, &name, caps) {
+                Ok(part) => {
+                    if layer == Layer::Freezer {
+                        let file = if part.v2 {
+                            "cgroup.freeze"
+                        } else {
+                            "freezer.state"
+                        };
+                        match File::options().write(true).open(part.dir.join(file)) {
+                            Ok(f) => cgroup.freezer = Some((f, part.v2)),
+                            Err(e) => missing.push((layer, format!("opening {file}: {e}"))),
+                        }
+                    }
+                    cgroup.parts.push(part);
                 }
+                Err(why) => missing.push((layer, why)),
             }
+        }
+        (cgroup, missing)
+    }
+
+    /// The `cgroup.procs` files the outer stage writes its pid into.
+    pub fn procs_files(&self) -> Vec<(Layer, PathBuf)> {
+        self.parts
+            .iter()
+            .map(|p| (p.layer, p.dir.join("cgroup.procs")))
+            .collect()
+    }
+
+    /// Stops every process of the bot (its think time is over until the next call).
+    pub fn freeze(&self) {
+        self.set_frozen(true);
+    }
+
+    /// Lets the bot run again.
+    pub fn thaw(&self) {
+        self.set_frozen(false);
+    }
+
+    fn set_frozen(&self, frozen: bool) {
+        if let Some((file, v2)) = &self.freezer {
+            let text: &[u8] = match (v2, frozen) {
+                (true, true) => b"1",
+                (true, false) => b"0",
+                (false, true) => b"FROZEN",
+                (false, false) => b"THAWED",
+            };
+            let _ = file.write_all_at(text, 0);
+        }
+    }
+
+    /// Whether the freezer reports the bot frozen (the probe checks that it works).
+    pub fn is_frozen(&self) -> Option<bool> {
+        let part = self.part(Layer::Freezer)?;
+        if part.v2 {
+            let events = std::fs::read_to_string(part.dir.join("cgroup.events")).ok()?;
+            Some(events.lines().any(|l| l == "frozen 1"))
+        } else {
+            let state = std::fs::read_to_string(part.dir.join("freezer.state")).ok()?;
+            Some(state.trim() == "FROZEN")
+        }
+    }
+
+    fn part(&self, layer: Layer) -> Option<&Part> {
+        self.parts.iter().find(|p| p.layer == layer)
+    }
+
+    /// Processes of the bot the kernel's OOM killer ended at its memory limit.
+    pub fn oom_kills(&self) -> u64 {
+        let Some(part) = self.part(Layer::Memory) else {
+            return 0;
+        };
+        let file = if part.v2 {
+            "memory.events"
+        } else {
+            "memory.oom_control"
+        };
+        counter(&part.dir.join(file), "oom_kill ")
+    }
+
+    /// Whether the bot's memory reached its limit (the kernel reclaimed or refused pages
+    /// there, whether or not its OOM killer has struck yet).
+    pub fn reached_memory_limit(&self) -> bool {
+        let Some(part) = self.part(Layer::Memory) else {
+            return false;
+        };
+        let hits = if part.v2 {
+            counter(&part.dir.join("memory.events"), "max ")
+        } else {
+            std::fs::read_to_string(part.dir.join("memory.failcnt"))
+                .ok()
+                .and_then(|s| s.trim().parse().ok())
+                .unwrap_or(0)
+        };
+        hits > 0 || self.oom_kills() > 0
+    }
+
+    /// Forks the cap on processes refused.
+    pub fn times_capped(&self) -> u64 {
+        self.part(Layer::Processes)
+            .map_or(0, |p| counter(&p.dir.join("pids.events"), "max "))
+    }
+
+    /// Whether `pid` is in every cgroup of this set (the probe checks the join).
+    pub fn holds(&self, pid: u32) -> bool {
+        self.parts.iter().all(|p| {
+            std::fs::read_to_string(p.dir.join("cgroup.procs"))
+                .is_ok_and(|s| s.lines().any(|l| l.trim() == pid.to_string()))
         })
     }
 
-    pub fn kind(&self) -> &'static str {
-        if self.v2 { "cgroup v2" } else { "cgroup v1" }
+    /// The layers this set holds.
+    pub fn layers(&self) -> Vec<Layer> {
+        self.parts.iter().map(|p| p.layer).collect()
     }
+}
 
-    /// How many forks the cap refused (`pids.events`), if the kernel says.
-    pub fn times_capped(&self) -> Option<u64> {
-        let events = std::fs::read_to_string(self.dir.join("pids.events")).ok()?;
-        events
-            .lines()
-            .find_map(|l| l.strip_prefix("max "))
-            .and_then(|n| n.trim().parse().ok())
-    }
-
-    /// Leaves the cgroup and removes it once the bot's last process is gone.
-    pub fn remove(self) {
-        let _ = std::fs::write(
-            self.parent.join("cgroup.procs"),
-            std::process::id().to_string(),
-        );
-        for _ in 0..100 {
-            if std::fs::remove_dir(&self.dir).is_ok() {
-                return;
+impl Drop for BotCgroup {
+    fn drop(&mut self) {
+        // A frozen cgroup v1 keeps even killed processes: let them go first.
+        self.thaw();
+        for part in &self.parts {
+            // The bot's last processes may take a moment to be reaped.
+            for _ in 0..200 {
+                if std::fs::remove_dir(&part.dir).is_ok() || !part.dir.exists() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(5));
             }
-            std::thread::sleep(Duration::from_millis(10));
         }
     }
 }
 
-/// How many forks the cap refused to the bot whose outer stage is `pid`, while it runs.
-pub fn times_capped_of(pid: u32) -> Option<u64> {
-    parents().into_iter().find_map(|(parent, v2)| {
-        let dir = parent.join(name(pid));
-        if !dir.exists() {
-            return None;
+/// The number after `key` in a flat-keyed cgroup file (0 if absent).
+fn counter(file: &Path, key: &str) -> u64 {
+    std::fs::read_to_string(file)
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix(key))
+                .and_then(|n| n.trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Makes one layer's cgroup `name` and sets its limit.
+fn make(layer: Layer, name: &str, caps: Caps) -> Result<Part, String> {
+    let h = hierarchy(layer).ok_or_else(|| {
+        format!(
+            "no cgroup v1 hierarchy with `{}` and no cgroup v2 offering it",
+            controller_of(layer)
+        )
+    })?;
+    if h.v2 && layer != Layer::Freezer {
+        enable_v2(&h.own, controller_of(layer))?;
+    }
+    sweep(&h.own);
+    let dir = h.own.join(name);
+    std::fs::create_dir(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    let part = Part {
+        layer,
+        dir,
+        v2: h.v2,
+    };
+    let set = |file: &str, value: String| {
+        std::fs::write(part.dir.join(file), &value)
+            .map_err(|e| format!("writing {value} to {}: {e}", part.dir.join(file).display()))
+    };
+    let limited = match (layer, h.v2) {
+        (Layer::Memory, false) => {
+            let bytes = caps.memory_mb << 20;
+            set("memory.limit_in_bytes", bytes.to_string()).and_then(|()| {
+                // No swap beyond the limit, where the kernel accounts it.
+                if part.dir.join("memory.memsw.limit_in_bytes").exists() {
+                    set("memory.memsw.limit_in_bytes", bytes.to_string())
+                } else {
+                    Ok(())
+                }
+            })
         }
-        Pids { dir, parent, v2 }.times_capped()
+        (Layer::Memory, true) => {
+            set("memory.max", (caps.memory_mb << 20).to_string()).and_then(|()| {
+                if part.dir.join("memory.swap.max").exists() {
+                    set("memory.swap.max", "0".into())
+                } else {
+                    Ok(())
+                }
+            })
+        }
+        (Layer::Processes, _) if caps.processes > 0 => set("pids.max", caps.processes.to_string()),
+        (Layer::Processes, _) => Ok(()),
+        (Layer::Cpu, false) => set("cpu.cfs_period_us", "100000".into())
+            .and_then(|()| set("cpu.cfs_quota_us", "100000".into())),
+        (Layer::Cpu, true) => set("cpu.max", "100000 100000".into()),
+        _ => Ok(()),
+    };
+    // Dropping the part removes its folder.
+    limited.map(|()| part).inspect_err(|_| {
+        let _ = std::fs::remove_dir(h.own.join(name));
     })
 }
 
-/// Removes the cgroup of the outer stage `pid` if it is left (the arena killed that
-/// stage before it could); harmless where there is none or it is still in use.
-pub fn remove_leftover(pid: u32) {
-    for (parent, _) in parents() {
-        let dir = parent.join(name(pid));
-        // The killed namespace's processes take a moment to go.
-        for _ in 0..100 {
-            if !dir.exists() || std::fs::remove_dir(&dir).is_ok() {
-                break;
-            }
-            std::thread::sleep(Duration::from_millis(10));
+/// Offers `controller` to the children of `own` (cgroup v2). A cgroup with processes of
+/// its own cannot offer controllers (no internal processes): the arena then moves
+/// itself into a child `arena-main` first, once.
+fn enable_v2(own: &Path, controller: &str) -> Result<(), String> {
+    let control = own.join("cgroup.subtree_control");
+    let enabled = || {
+        std::fs::read_to_string(&control)
+            .is_ok_and(|s| s.split_whitespace().any(|c| c == controller))
+    };
+    if enabled() {
+        return Ok(());
+    }
+    if std::fs::write(&control, format!("+{controller}")).is_ok() {
+        return Ok(());
+    }
+    let main = own.join("arena-main");
+    let _ = std::fs::create_dir(&main);
+    std::fs::write(main.join("cgroup.procs"), std::process::id().to_string())
+        .and_then(|()| std::fs::write(&control, format!("+{controller}")))
+        .map_err(|e| {
+            format!(
+                "cgroup v2: cannot offer `{controller}` below {} ({e}); run the arena in a \
+                 delegated cgroup (`systemd-run --user --scope -p Delegate=yes arena ...`)",
+                own.display()
+            )
+        })
+}
+
+/// Removes the empty cgroups of arenas that died before removing theirs (`kill -9`).
+fn sweep(own: &Path) {
+    static SWEPT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
+    let mut swept = SWEPT.lock().expect("not poisoned");
+    if swept.iter().any(|p| p == own) {
+        return;
+    }
+    swept.push(own.to_owned());
+    let Ok(entries) = std::fs::read_dir(own) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let Some(pid) = name
+            .strip_prefix("arena-")
+            .and_then(|rest| rest.split('-').next())
+        else {
+            continue;
+        };
+        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
+            let _ = std::fs::remove_dir(entry.path());
         }
     }
 }

@@ -1,29 +1,26 @@
-//! The inner stage of `arena __sandbox`: pid 1 of the bot's new PID namespace. It
-//! mounts a `/proc` of its own, sets the limits, applies Landlock, starts the bot as
-//! pid 2 and waits for it, reaping orphans as an init does. When the bot ends, this
-//! stage exits and the kernel kills every process the bot left in the namespace.
+//! The inner stage of `arena __sandbox`: pid 1 of the bot's new PID namespace, root of
+//! its user namespace. It builds the bot's filesystem view and enters it, becomes an
+//! unprivileged user, applies Landlock, the limits and the seccomp filter, starts the
+//! bot as pid 2 and waits for it, reaping orphans as an init does. When the bot ends,
+//! this stage exits and the kernel kills every process the bot left in the namespace.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 use landlock::{
-    ABI, Access, AccessFs, AccessNet, LandlockStatus, Ruleset, RulesetAttr, RulesetCreatedAttr,
-    RulesetStatus, Scope, path_beneath_rules,
+    ABI, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope,
+    path_beneath_rules,
 };
-use nix::mount::{MsFlags, mount};
-use nix::sys::prctl::set_pdeathsig;
+use nix::sched::{CloneFlags, unshare};
+use nix::sys::prctl::{set_no_new_privs, set_pdeathsig};
 use nix::sys::resource::{Resource, setrlimit};
 use nix::sys::signal::Signal;
 use nix::sys::wait::{WaitStatus, wait};
-use nix::unistd::Pid;
+use nix::unistd::{Gid, Pid, Uid, getuid, setgroups, setresgid, setresuid};
 
-use super::{Enforcement, SandboxArgs};
-
-/// Directories every bot may read and execute. `/proc` only where it is the bot's own.
-const SYSTEM_READ: [&str; 9] = [
-    "/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/etc", "/opt", "/sys",
-];
+use super::outer::{BOT_ID, SETUP_FAILED, release_pipes};
+use super::{Layer, SandboxArgs, fail, filter, view};
 
 /// The newest Landlock ABI this code asks for; older kernels get what they support.
 const ABI_WANTED: ABI = ABI::V6;
@@ -31,44 +28,24 @@ const ABI_WANTED: ABI = ABI::V6;
 pub fn run(args: SandboxArgs) -> Result<()> {
     // Dies with the outer stage (the arena's kill), and so does the whole namespace.
     let _ = set_pdeathsig(Signal::SIGKILL);
-    let own_proc = args.unshared && std::process::id() == 1 && mount_own_proc().is_ok();
-    // No core files: a crashing bot would fill its folder.
-    setrlimit(Resource::RLIMIT_CORE, 0, 0).context("RLIMIT_CORE")?;
-    if args.cpu_s > 0 {
-        // SIGXCPU at the soft limit, SIGKILL a second later for a bot that ignores it.
-        setrlimit(Resource::RLIMIT_CPU, args.cpu_s, args.cpu_s + 1).context("RLIMIT_CPU")?;
-    }
-    if args.processes > 0 {
-        // Per user in this user namespace; the kernel exempts root (kernel/fork.c), where
-        // the outer stage's pids cgroup does the work.
-        setrlimit(Resource::RLIMIT_NPROC, args.processes, args.processes)
-            .context("RLIMIT_NPROC")?;
-    }
-    let rw: Vec<PathBuf> = args.rw.iter().cloned().collect();
-    let (status, abi) =
-        restrict(&rw, &args.ro, args.network, own_proc).context("applying Landlock")?;
-    let enforced = status != RulesetStatus::NotEnforced;
-    if args.probe {
-        let report = Enforcement {
-            files: enforced,
-            own_processes: own_proc,
-            no_network: args.unshared && !args.network,
-            own_ipc: args.unshared,
-            tcp_rules: enforced && abi >= 4,
-            scoped: enforced && abi >= 6,
-            process_cap: None,
-            landlock_abi: abi,
-        };
-        println!("{}", serde_json::to_string(&report)?);
-        return Ok(());
-    }
     let Some((program, rest)) = args.command.split_first() else {
         bail!("__sandbox needs a command after --");
     };
+    let workdir = match setup(&args) {
+        Ok(dir) => dir,
+        Err(e) => {
+            eprintln!("arena sandbox: {e:#}");
+            std::process::exit(SETUP_FAILED);
+        }
+    };
     let bot = Command::new(program)
         .args(rest)
+        .current_dir(&workdir)
         .spawn()
         .with_context(|| format!("executing {program}"))?;
+    // The pipes are the bot's alone: a bot that closes its stdout is seen as gone at
+    // once, not after its call's time runs out.
+    release_pipes();
     let bot = Pid::from_raw(i32::try_from(bot.id()).context("pid")?);
     loop {
         match wait() {
@@ -82,60 +59,92 @@ pub fn run(args: SandboxArgs) -> Result<()> {
     }
 }
 
-/// A fresh procfs for this PID namespace over `/proc`, in a mount namespace of its own
-/// whose changes do not propagate back.
-fn mount_own_proc() -> nix::Result<()> {
-    mount(
-        None::<&str>,
-        "/",
-        None::<&str>,
-        MsFlags::MS_REC | MsFlags::MS_PRIVATE,
-        None::<&str>,
-    )?;
-    mount(
-        Some("proc"),
-        "/proc",
-        Some("proc"),
-        MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
-        None::<&str>,
-    )
+/// Every layer the inner stage applies, in order; the bot's working folder.
+fn setup(args: &SandboxArgs) -> Result<PathBuf> {
+    if std::process::id() != 1 {
+        return Err(fail(
+            Layer::Pid,
+            "the inner stage is not pid 1 of a new PID namespace",
+        ));
+    }
+    let workdir = args.rw.clone().context("__sandbox needs --rw")?;
+    view::build(&view::Plan {
+        workdir: &workdir,
+        hide: args.hide.as_deref(),
+        read: &args.ro,
+        disk_mb: args.disk_mb,
+        bot_owned: args.mapped,
+    })
+    .map_err(|e| fail(Layer::Filesystem, format!("{e:#}")))?;
+    let _ = nix::unistd::sethostname("arena");
+    become_bot(args.mapped).map_err(|e| fail(Layer::Identity, e))?;
+    // The credentials changed, which clears the parent-death signal.
+    let _ = set_pdeathsig(Signal::SIGKILL);
+    // A second wall behind the view, where the kernel has Landlock; the view is the
+    // first, so an old kernel loses nothing the probe would report.
+    let _ = landlock(&workdir, args.network);
+    // No core files: a crashing bot would fill its folder.
+    setrlimit(Resource::RLIMIT_CORE, 0, 0).context("RLIMIT_CORE")?;
+    if args.cpu_s > 0 {
+        // SIGXCPU at the soft limit, SIGKILL a second later for a bot that ignores it.
+        setrlimit(Resource::RLIMIT_CPU, args.cpu_s, args.cpu_s + 1).context("RLIMIT_CPU")?;
+    }
+    if args.processes > 0 {
+        // A second cap behind the pids cgroup: per user of this namespace.
+        setrlimit(Resource::RLIMIT_NPROC, args.processes, args.processes)
+            .context("RLIMIT_NPROC")?;
+    }
+    set_no_new_privs().map_err(|e| fail(Layer::Identity, format!("no_new_privs: {e}")))?;
+    if let Err(e) = filter::apply()
+        && !args.without.contains(&Layer::Seccomp)
+    {
+        return Err(fail(Layer::Seccomp, e));
+    }
+    Ok(workdir)
 }
 
-/// Landlock: read the system (and `/proc` when it is the bot's own), read `ro`, write
-/// `rw` and /dev; no TCP unless `network`; no signal or abstract socket outside. Also
-/// forbids mount and umount, so the bot cannot uncover the arena's `/proc`. Returns the
-/// ruleset's status and the ABI the kernel speaks.
-fn restrict(
-    rw: &[PathBuf],
-    ro: &[PathBuf],
-    network: bool,
-    own_proc: bool,
-) -> Result<(RulesetStatus, u8)> {
+/// Becomes the bot's user: 1000 with no groups where the namespace maps it (the arena
+/// runs as root: 1000 is nobody outside); else, in a nested user namespace, 1000 mapped
+/// to this namespace's root (the arena's own user outside). Either way the bot's exec
+/// leaves it no capability.
+fn become_bot(mapped: bool) -> Result<(), String> {
+    let id = BOT_ID;
+    if mapped {
+        setgroups(&[]).map_err(|e| format!("setgroups: {e}"))?;
+        setresgid(Gid::from_raw(id), Gid::from_raw(id), Gid::from_raw(id))
+            .map_err(|e| format!("setresgid: {e}"))?;
+        setresuid(Uid::from_raw(id), Uid::from_raw(id), Uid::from_raw(id))
+            .map_err(|e| format!("setresuid: {e}"))?;
+    } else {
+        unshare(CloneFlags::CLONE_NEWUSER).map_err(|e| format!("unshare: {e}"))?;
+        std::fs::write("/proc/self/setgroups", "deny")
+            .and_then(|()| std::fs::write("/proc/self/uid_map", format!("{id} 0 1")))
+            .and_then(|()| std::fs::write("/proc/self/gid_map", format!("{id} 0 1")))
+            .map_err(|e| format!("writing the nested maps: {e}"))?;
+    }
+    if getuid().is_root() {
+        return Err("still root".into());
+    }
+    Ok(())
+}
+
+/// Landlock inside the view: read and execute everything in it, write the working
+/// folder, `/tmp` and `/dev`; no TCP unless `network`; no signal or abstract socket
+/// outside. Also forbids mount and umount.
+fn landlock(workdir: &Path, network: bool) -> Result<()> {
     let abi = ABI_WANTED;
-    let system: Vec<&str> = SYSTEM_READ
-        .iter()
-        .copied()
-        .chain(own_proc.then_some("/proc"))
-        .filter(|p| Path::new(p).exists())
-        .collect();
     let mut ruleset = Ruleset::default().handle_access(AccessFs::from_all(abi))?;
     if !network {
         ruleset = ruleset.handle_access(AccessNet::from_all(abi))?;
     }
-    let status = ruleset
+    ruleset
         .scope(Scope::from_all(abi))?
         .create()?
-        .add_rules(path_beneath_rules(system, AccessFs::from_read(abi)))?
-        .add_rules(path_beneath_rules(ro, AccessFs::from_read(abi)))?
-        .add_rules(path_beneath_rules(["/dev"], AccessFs::from_all(abi)))?
-        .add_rules(path_beneath_rules(rw, AccessFs::from_all(abi)))?
+        .add_rules(path_beneath_rules(["/"], AccessFs::from_read(abi)))?
+        .add_rules(path_beneath_rules(
+            [workdir, Path::new("/tmp"), Path::new("/dev")],
+            AccessFs::from_all(abi),
+        ))?
         .restrict_self()?;
-    let kernel_abi = match status.landlock {
-        LandlockStatus::Available {
-            effective_abi,
-            kernel_abi,
-        } => kernel_abi.map_or(effective_abi as i32, |k| k.max(effective_abi as i32)),
-        _ => 0,
-    };
-    Ok((status.ruleset, u8::try_from(kernel_abi).unwrap_or(u8::MAX)))
+    Ok(())
 }

@@ -1,162 +1,309 @@
-//! Confinement for external agents, applied by `arena __sandbox` (the arena binary
-//! re-executed) before it becomes the bot, so no unsafe `pre_exec` hook is needed.
+//! Confinement for external agents (`docs/sandbox.md`): the arena binary re-executed as
+//! `arena __sandbox`, so no unsafe `pre_exec` hook is needed.
 //!
-//! Two stages (`docs/protocol.md`, "Security"):
-//! - [`outer`]: the arena's child. It puts itself in a `pids` cgroup (the cap on
-//!   processes and threads, where one can be made), unshares user, PID, network, IPC
-//!   and mount namespaces, starts the inner stage, waits for it and passes on how it
-//!   ended (naming a limit the bot hit on stderr).
-//! - [`inner`]: pid 1 of the new PID namespace. It mounts a `/proc` of its own, sets
-//!   the CPU and process limits, applies Landlock (files, TCP, signal and
-//!   abstract-socket scoping), and becomes the bot. When it ends, the kernel kills
-//!   whatever the bot left behind in its namespace.
+//! - The arena makes the bot's cgroups ([`cgroup`]: memory, pids, cpu, freezer) and
+//!   starts the outer stage.
+//! - [`outer`]: a new session, only fds 0-2, joins the cgroups, unshares user, PID,
+//!   network, IPC, mount, UTS and cgroup namespaces (as root, a helper maps the bot to
+//!   an unprivileged host user) and starts the inner stage.
+//! - [`inner`]: pid 1 of the new PID namespace. It builds the bot's filesystem view
+//!   ([`view`]: pivot_root into a tmpfs of read-only system folders and program files, a
+//!   private `/dev`, `/dev/shm`, `/tmp` and working folder), drops to an unprivileged
+//!   user, applies Landlock and the seccomp filter ([`filter`]) and starts the bot.
 //!
-//! The bot may read and execute system directories, the install prefix of each program
-//! its command names, and the directories of files its command names; it may write only
-//! its own working directory and /dev. It sees only its own processes, has no network
-//! (unless a config grants it), and cannot signal or connect to anything outside.
+//! A layer that cannot be applied stops the bot from starting unless the operator
+//! accepted losing it; what the run reports is what a probe observed from inside a
+//! sandbox built the same way ([`observe`]).
 
 mod cgroup;
+mod filter;
 mod inner;
+mod observe;
 mod outer;
 pub mod report;
+mod view;
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-pub use cgroup::{remove_leftover as remove_leftover_cgroup, times_capped_of};
-pub use outer::LIMIT_MARKER;
+pub use cgroup::{BotCgroup, Caps};
+
+/// One layer of the sandbox: what `arena doctor`, `run.log` and `sandbox_without` name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Layer {
+    Session,
+    Identity,
+    Filesystem,
+    Pid,
+    Network,
+    Ipc,
+    Seccomp,
+    Memory,
+    Processes,
+    Cpu,
+    Freezer,
+}
+
+impl Layer {
+    pub const ALL: [Layer; 11] = [
+        Layer::Session,
+        Layer::Identity,
+        Layer::Filesystem,
+        Layer::Pid,
+        Layer::Network,
+        Layer::Ipc,
+        Layer::Seccomp,
+        Layer::Memory,
+        Layer::Processes,
+        Layer::Cpu,
+        Layer::Freezer,
+    ];
+
+    pub fn id(self) -> &'static str {
+        match self {
+            Layer::Session => "session",
+            Layer::Identity => "identity",
+            Layer::Filesystem => "filesystem",
+            Layer::Pid => "pid",
+            Layer::Network => "network",
+            Layer::Ipc => "ipc",
+            Layer::Seccomp => "seccomp",
+            Layer::Memory => "memory",
+            Layer::Processes => "processes",
+            Layer::Cpu => "cpu",
+            Layer::Freezer => "freezer",
+        }
+    }
+
+    /// What the layer is and what it stops, in a line.
+    pub fn stops(self) -> &'static str {
+        match self {
+            Layer::Session => {
+                "a new session, no controlling terminal, only fds 0-2: no typing into the operator's shell, no inherited files"
+            }
+            Layer::Identity => {
+                "an unprivileged user (not root inside, nobody outside when the arena is root), no capabilities, no_new_privs"
+            }
+            Layer::Filesystem => {
+                "its own root: system folders and its program files read-only, private /dev, /dev/shm, /tmp and working folder; no run directory, configs, other bots or sockets"
+            }
+            Layer::Pid => "own PID namespace and /proc: no other process to see, signal or trace",
+            Layer::Network => "own network namespace: no TCP, UDP or abstract unix socket outside",
+            Layer::Ipc => "own IPC namespace: no System V or POSIX message queues with others",
+            Layer::Seccomp => {
+                "seccomp: no new namespaces, TIOCSTI/TIOCLINUX, ptrace, mount, keyctl, bpf, perf_event_open, io_uring"
+            }
+            Layer::Memory => "memory cgroup: memory_mb for all its processes and tmpfs together",
+            Layer::Processes => "pids cgroup: at most `processes` processes and threads",
+            Layer::Cpu => "cpu cgroup: at most one core for all its processes",
+            Layer::Freezer => "freezer: no CPU at all between its calls",
+        }
+    }
+
+    /// Layers an operator may accept losing (`sandbox_without`): the namespaces come
+    /// together with user namespaces, and without them no bot starts (or `sandbox = "off"`).
+    pub fn may_be_lost(self) -> bool {
+        matches!(
+            self,
+            Layer::Seccomp | Layer::Memory | Layer::Processes | Layer::Cpu | Layer::Freezer
+        )
+    }
+}
+
+impl std::fmt::Display for Layer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl std::str::FromStr for Layer {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Layer, String> {
+        Layer::ALL.into_iter().find(|l| l.id() == s).ok_or_else(|| {
+            let ids: Vec<&str> = Layer::ALL.iter().map(|l| l.id()).collect();
+            format!("unknown sandbox layer {s:?} (layers: {})", ids.join(", "))
+        })
+    }
+}
+
+/// What the sandbox enforces on this machine, layer by layer, as a probe observed it
+/// from inside a sandbox built as for a bot (`arena doctor`, run.log, manifest.json).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Enforcement {
+    /// Each layer's id: whether it held.
+    pub layers: BTreeMap<String, bool>,
+    /// Each missing layer's id: why.
+    pub why: BTreeMap<String, String>,
+}
+
+impl Enforcement {
+    fn set(&mut self, layer: Layer, held: Result<(), String>) {
+        self.layers.insert(layer.id().into(), held.is_ok());
+        match held {
+            Ok(()) => {
+                self.why.remove(layer.id());
+            }
+            Err(why) => {
+                self.why.insert(layer.id().into(), why);
+            }
+        }
+    }
+
+    /// Whether `layer` held.
+    pub fn holds(&self, layer: Layer) -> bool {
+        self.layers.get(layer.id()).copied().unwrap_or(false)
+    }
+
+    /// The layers that did not hold.
+    pub fn missing(&self) -> Vec<Layer> {
+        Layer::ALL.into_iter().filter(|l| !self.holds(*l)).collect()
+    }
+
+    /// One line per layer: `yes`/`NO`, its id, what it stops, and why where it is missing.
+    pub fn table(&self) -> String {
+        let mut out = String::new();
+        for layer in Layer::ALL {
+            if self.holds(layer) {
+                out += &format!("yes {:<10} {}\n", layer.id(), layer.stops());
+            } else {
+                let why = self.why.get(layer.id()).map_or("", String::as_str);
+                out += &format!("NO  {:<10} {}\n    why: {why}\n", layer.id(), layer.stops());
+            }
+        }
+        out
+    }
+}
+
+/// What a bot's sandbox is built with (from `[limits]`).
+#[derive(Clone, Debug, Default)]
+pub struct Policy {
+    pub memory_mb: u64,
+    pub cpu_s: u64,
+    pub processes: u64,
+    /// Size of each of its tmpfs: working folder, `/tmp`, `/dev/shm`.
+    pub disk_mb: u64,
+    /// Keep the host's network (no network namespace).
+    pub network: bool,
+    /// Layers the operator accepts losing.
+    pub without: Vec<Layer>,
+    /// Extra folders and files the bot may read.
+    pub read: Vec<PathBuf>,
+}
+
+impl Policy {
+    /// Whether a run may go on without `layer`.
+    pub fn accepts_losing(&self, layer: Layer) -> bool {
+        (layer == Layer::Network && self.network) || self.without.contains(&layer)
+    }
+
+    pub fn caps(&self) -> Caps {
+        Caps {
+            memory_mb: self.memory_mb,
+            processes: self.processes,
+        }
+    }
+}
 
 #[derive(clap::Args, Debug, Clone)]
 pub struct SandboxArgs {
-    /// Only report, as one JSON line, which layers this machine enforces.
-    #[arg(long)]
-    pub probe: bool,
-    /// The one directory the bot may write.
+    /// The bot's working folder (a private tmpfs mounted at this path).
     #[arg(long)]
     pub rw: Option<PathBuf>,
-    /// Extra directories the bot may read.
+    /// Covered by an empty read-only tmpfs in the bot's view (the run directory).
+    #[arg(long)]
+    pub hide: Option<PathBuf>,
+    /// Folders and files the bot may read (mounted read-only at the same path).
     #[arg(long)]
     pub ro: Vec<PathBuf>,
-    /// CPU seconds for the bot's process (0: no limit).
+    /// CPU seconds per process (0: no limit).
     #[arg(long, default_value_t = 0)]
     pub cpu_s: u64,
-    /// The most processes and threads the bot may run at once (0: no limit).
+    /// The most processes and threads of one user inside (0: no limit).
     #[arg(long, default_value_t = 0)]
     pub processes: u64,
+    /// Size of the working folder, /tmp and /dev/shm, each (MB).
+    #[arg(long, default_value_t = 64)]
+    pub disk_mb: u64,
     /// Keep the network (no network namespace, no Landlock TCP rules).
     #[arg(long)]
     pub network: bool,
+    /// `LAYER=FILE`: the cgroup.procs file of the bot's cgroup for a layer.
+    #[arg(long)]
+    pub join: Vec<String>,
+    /// Layers the operator accepts losing.
+    #[arg(long)]
+    pub without: Vec<Layer>,
     /// Internal: run as the inner stage (pid 1 of the new namespaces).
     #[arg(long, hide = true)]
     pub inner: bool,
-    /// Internal: the outer stage made new namespaces.
+    /// Internal: the user namespace maps an unprivileged user for the bot (1000 inside).
     #[arg(long, hide = true)]
-    pub unshared: bool,
+    pub mapped: bool,
+    /// Internal: write the user namespace maps of process PID (as root).
+    #[arg(long, hide = true)]
+    pub map_for: Option<u32>,
+    /// Internal: report, as one JSON line, what this process observes of its sandbox.
+    #[arg(long, hide = true)]
+    pub observe: bool,
+    /// Internal (with --observe): a path that must not be visible.
+    #[arg(long, hide = true)]
+    pub hidden: Option<PathBuf>,
     /// The command to become.
     #[arg(last = true)]
     pub command: Vec<String>,
 }
 
-/// What the sandbox enforces on this machine, layer by layer (`arena doctor`, run.log).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Enforcement {
-    /// Landlock file rules: no reading the run directory, the configs, other bots.
-    pub files: bool,
-    /// A PID namespace with its own /proc: no other process to see, signal or trace.
-    pub own_processes: bool,
-    /// A network namespace: no network at all (loopback included).
-    pub no_network: bool,
-    /// An IPC namespace: no System V or POSIX shared memory with other processes.
-    pub own_ipc: bool,
-    /// Landlock TCP rules (ABI 4): no TCP connect or bind.
-    pub tcp_rules: bool,
-    /// Landlock scoping (ABI 6): no signal to, no abstract unix socket of, a process
-    /// outside the sandbox.
-    pub scoped: bool,
-    /// How the cap on processes and threads is enforced (`cgroup pids.max`,
-    /// `RLIMIT_NPROC`), if it is.
-    pub process_cap: Option<String>,
-    /// The Landlock ABI the kernel speaks (0: none).
-    pub landlock_abi: u8,
-}
-
-impl Enforcement {
-    /// Each layer: whether it is enforced, its name where it is, and where it is not.
-    fn layers(&self) -> [(bool, &'static str, &'static str); 7] {
-        [
-            (self.files, "Landlock file rules", "Landlock file rules"),
-            (
-                self.own_processes,
-                "own PID namespace and /proc",
-                "a PID namespace with its own /proc",
-            ),
-            (self.no_network, "no network", "a network namespace"),
-            (self.own_ipc, "own IPC namespace", "an IPC namespace"),
-            (
-                self.tcp_rules,
-                "Landlock TCP rules",
-                "Landlock TCP rules (kernel 6.7+)",
-            ),
-            (
-                self.scoped,
-                "Landlock signal and abstract-socket scoping",
-                "Landlock signal and abstract-socket scoping (kernel 6.12+)",
-            ),
-            (
-                self.process_cap.is_some(),
-                "a process cap",
-                "a cap on processes (a writable pids cgroup, or a user other than root)",
-            ),
-        ]
+/// The `arena __sandbox` arguments that build `policy` around a bot working in `workdir`
+/// and joining `cgroup` (the command follows `--`).
+pub fn launch_args(
+    policy: &Policy,
+    workdir: &Path,
+    hide: Option<&Path>,
+    cgroup: &BotCgroup,
+) -> Vec<std::ffi::OsString> {
+    let mut args: Vec<std::ffi::OsString> = vec!["__sandbox".into(), "--rw".into(), workdir.into()];
+    if let Some(hide) = hide {
+        args.push("--hide".into());
+        args.push(hide.into());
     }
-
-    /// The layers not enforced, in words (empty: the full set).
-    pub fn missing(&self) -> Vec<&'static str> {
-        self.layers()
-            .into_iter()
-            .filter_map(|(on, _, missing)| (!on).then_some(missing))
-            .collect()
+    for path in &policy.read {
+        args.push("--ro".into());
+        args.push(path.into());
     }
-
-    /// The layers enforced, in words.
-    pub fn enforced(&self) -> Vec<&'static str> {
-        self.layers()
-            .into_iter()
-            .filter_map(|(on, name, _)| on.then_some(name))
-            .collect()
+    for (flag, value) in [
+        ("--cpu-s", policy.cpu_s),
+        ("--processes", policy.processes),
+        ("--disk-mb", policy.disk_mb),
+    ] {
+        args.push(flag.into());
+        args.push(value.to_string().into());
     }
-
-    /// One line per layer: `yes`/`NO` and what it stops.
-    pub fn table(&self) -> String {
-        let yes = |b: bool| if b { "yes" } else { "NO " };
-        let cap = self.process_cap.as_deref().unwrap_or("none");
-        format!(
-            "{} files: Landlock file rules (ABI {}): no reading the run directory, configs, other bots\n\
-             {} processes: own PID namespace and /proc: no seed in another's command line, no pid to signal\n\
-             {} network: own network namespace: no TCP, UDP or unix socket outside\n\
-             {} ipc: own IPC namespace\n\
-             {} tcp: Landlock TCP connect/bind rules (kernel 6.7+)\n\
-             {} scoping: Landlock signal and abstract-socket scoping (kernel 6.12+)\n\
-             {} process cap: {cap}\n\
-             yes cpu and memory: RLIMIT_CPU, RLIMIT_AS\n",
-            yes(self.files),
-            self.landlock_abi,
-            yes(self.own_processes),
-            yes(self.no_network),
-            yes(self.own_ipc),
-            yes(self.tcp_rules),
-            yes(self.scoped),
-            yes(self.process_cap.is_some()),
-        )
+    if policy.network {
+        args.push("--network".into());
     }
+    for (layer, file) in cgroup.procs_files() {
+        args.push("--join".into());
+        let mut joined = std::ffi::OsString::from(format!("{layer}="));
+        joined.push(file);
+        args.push(joined);
+    }
+    for layer in &policy.without {
+        args.push("--without".into());
+        args.push(layer.id().into());
+    }
+    args
 }
 
 /// Read access a command line needs beyond the system: the install prefix of each
-/// program it names (`/root/.pyenv` for `/root/.pyenv/shims/python3`) and the folder of
-/// each file it names.
+/// program it finds on `PATH` (`/root/.pyenv` for `python3` at
+/// `/root/.pyenv/shims/python3`) and the folder of each file it names by path. A file
+/// named by path grants its own folder only, never the one above (`contest/bin/bot`
+/// does not open `contest/`).
 pub fn read_paths_for(command: &str) -> Vec<PathBuf> {
     let path_dirs: Vec<PathBuf> = std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).collect())
@@ -166,15 +313,16 @@ pub fn read_paths_for(command: &str) -> Vec<PathBuf> {
         // A quoted word (`'arena'`) names the same program once the shell removes quotes.
         let token = token.trim_matches(|c| c == '\'' || c == '"');
         let candidate = Path::new(token);
-        let found = if candidate.is_absolute() {
-            Some(candidate.to_owned())
-        } else if !token.contains('/') {
-            path_dirs
+        let (found, on_path) = if candidate.is_absolute() {
+            (Some(candidate.to_owned()), false)
+        } else if !token.contains('/') && !token.is_empty() {
+            let found = path_dirs
                 .iter()
                 .map(|d| d.join(token))
-                .find(|p| p.is_file())
+                .find(|p| p.is_file());
+            (found, true)
         } else {
-            None
+            (None, false)
         };
         let Some(found) = found.filter(|p| p.exists()) else {
             continue;
@@ -183,9 +331,15 @@ pub fn read_paths_for(command: &str) -> Vec<PathBuf> {
             found.clone(),
             std::fs::canonicalize(&found).unwrap_or(found),
         ] {
-            if let Some(dir) = p.parent() {
+            let dir = if p.is_dir() {
+                Some(p.as_path())
+            } else {
+                p.parent()
+            };
+            if let Some(dir) = dir {
                 out.push(dir.to_owned());
-                if dir.file_name().is_some_and(|n| n == "bin" || n == "shims")
+                if on_path
+                    && dir.file_name().is_some_and(|n| n == "bin" || n == "shims")
                     && let Some(prefix) = dir.parent().filter(|d| d.parent().is_some())
                 {
                     out.push(prefix.to_owned());
@@ -199,27 +353,43 @@ pub fn read_paths_for(command: &str) -> Vec<PathBuf> {
 }
 
 pub fn run(args: SandboxArgs) -> Result<()> {
-    if args.inner {
+    if let Some(pid) = args.map_for {
+        outer::write_maps_for(pid)
+    } else if args.observe {
+        observe::report(args.hidden.as_deref())
+    } else if args.inner {
         inner::run(args)
     } else {
         outer::run(args)
     }
 }
 
-/// `arena doctor`: the layers this machine enforces. Exits 1 when one is missing, so a
-/// contest's setup script can check the host.
-pub fn doctor() -> Result<()> {
-    let Some(enforced) = probe() else {
-        println!("NO  sandbox: `arena __sandbox` cannot start on this machine");
-        std::process::exit(1);
-    };
-    print!("{}", enforced.table());
+/// `arena doctor`: each layer as a probe observed it from inside a sandbox on this host.
+/// Exits 1 when one is missing, so a contest's setup script can check the host.
+pub fn doctor(json: bool) -> Result<()> {
+    let enforced = probe(&Policy {
+        memory_mb: 256,
+        cpu_s: 10,
+        processes: 64,
+        disk_mb: 16,
+        ..Policy::default()
+    });
+    if json {
+        println!("{}", serde_json::to_string(&enforced)?);
+    } else {
+        print!("{}", enforced.table());
+    }
     let missing = enforced.missing();
     if missing.is_empty() {
-        println!("every layer is enforced");
+        if !json {
+            println!("every layer is enforced");
+        }
         Ok(())
     } else {
-        println!("missing: {}", missing.join(", "));
+        if !json {
+            let ids: Vec<&str> = missing.iter().map(|l| l.id()).collect();
+            println!("missing: {}", ids.join(", "));
+        }
         std::process::exit(1);
     }
 }
@@ -228,7 +398,7 @@ pub fn doctor() -> Result<()> {
 /// has named itself. A library user (a bench, a test) that builds an external runtime in
 /// its own process has not: its executable is not `arena`, and re-executing it with
 /// `__sandbox` would start it over (in a bench: again and again). Such a user gets no
-/// confinement unless it names the arena binary here.
+/// sandbox (and the fail-closed check refuses its bots) unless it names the binary here.
 static LAUNCHER: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
 
 /// Names the `arena` binary that confines bots; the first call wins.
@@ -241,16 +411,68 @@ pub fn launcher() -> Option<&'static Path> {
     LAUNCHER.get().map(PathBuf::as_path)
 }
 
-/// What this machine enforces, asked of a throwaway sandbox started by the launcher;
-/// `None` without one, or where the sandbox cannot start at all. The probe sets up
-/// every layer as for a bot, then reports.
-pub fn probe() -> Option<Enforcement> {
-    let exe = launcher()?;
+/// What this machine enforces under `policy`, observed from inside a throwaway sandbox
+/// built exactly as for a bot (its "bot" is `arena __sandbox --observe`); the cgroup
+/// layers are checked from outside: the probe is in them, and the freezer froze it.
+pub fn probe(policy: &Policy) -> Enforcement {
+    let mut report = Enforcement::default();
+    let Some(exe) = launcher() else {
+        for layer in Layer::ALL {
+            report.set(
+                layer,
+                Err("this program cannot start `arena __sandbox`".into()),
+            );
+        }
+        return report;
+    };
+    match observe::probe(exe, policy) {
+        Ok(r) => r,
+        Err(e) => {
+            for layer in Layer::ALL {
+                report.set(
+                    layer,
+                    Err(format!("the probe sandbox did not start: {e:#}")),
+                );
+            }
+            report
+        }
+    }
+}
+
+/// Starts `command` as a sandboxed bot from a plain (non-async) caller: the probe.
+fn spawn_plain(
+    exe: &Path,
+    policy: &Policy,
+    workdir: &Path,
+    hide: Option<&Path>,
+    cgroup: &BotCgroup,
+    command: &[std::ffi::OsString],
+) -> Result<std::process::Child> {
     std::process::Command::new(exe)
-        .args(["__sandbox", "--probe", "--processes", "64", "--cpu-s", "10"])
-        .stderr(std::process::Stdio::null())
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .and_then(|o| serde_json::from_slice(&o.stdout).ok())
+        .args(launch_args(policy, workdir, hide, cgroup))
+        .arg("--")
+        .args(command)
+        .current_dir(workdir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .context("starting `arena __sandbox`")
+}
+
+fn fail(layer: Layer, why: impl std::fmt::Display) -> anyhow::Error {
+    anyhow::anyhow!("cannot apply the {layer} layer: {why}")
+}
+
+/// Checks a `LAYER=FILE` argument.
+fn parse_join(arg: &str) -> Result<(Layer, PathBuf)> {
+    let Some((layer, file)) = arg.split_once('=') else {
+        bail!("--join wants LAYER=FILE, not {arg:?}");
+    };
+    Ok((
+        layer.parse().map_err(anyhow::Error::msg)?,
+        PathBuf::from(file),
+    ))
 }

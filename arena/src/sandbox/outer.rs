@@ -1,106 +1,46 @@
-//! The outer stage of `arena __sandbox`: the arena's own child. It joins a `pids`
-//! cgroup, unshares the namespaces, starts the inner stage in them and stands for it:
-//! the arena waits on this process, and killing it kills the namespace (the inner stage
-//! dies with its parent, and every process of a PID namespace dies with its pid 1).
+//! The outer stage of `arena __sandbox`: the arena's own child. It leaves the arena's
+//! session, keeps only fds 0-2, joins the bot's cgroups, unshares the namespaces and
+//! starts the inner stage in them. It stands for the bot: the arena waits on this
+//! process, and killing it kills the namespace (the inner stage dies with its parent,
+//! and every process of a PID namespace dies with its pid 1).
 
+use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 use nix::sched::{CloneFlags, unshare};
+use nix::sys::prctl::set_pdeathsig;
 use nix::sys::resource::{Resource, setrlimit};
 use nix::sys::signal::{Signal, raise};
-use nix::unistd::{getgid, getuid};
+use nix::unistd::{getegid, geteuid};
 
-use super::cgroup::Pids;
-use super::{Enforcement, SandboxArgs};
+use super::{Layer, SandboxArgs, fail, parse_join};
 
-/// Lines this stage writes to the bot's stderr when the bot hit a limit: the arena
-/// classifies the forfeit as `limit` with the words that follow.
-pub const LIMIT_MARKER: &str = "arena sandbox: limit: ";
+/// The exit status of a sandbox that could not be built; its reason is on stderr.
+pub const SETUP_FAILED: i32 = 125;
+
+/// The bot's user and group inside, and outside when the arena runs as root (nobody,
+/// nogroup on Debian): a user that owns nothing.
+pub const BOT_ID: u32 = 1000;
+pub const HOST_NOBODY: u32 = 65534;
 
 pub fn run(args: SandboxArgs) -> Result<()> {
-    if args.command.is_empty() && !args.probe {
+    if args.command.is_empty() {
         bail!("__sandbox needs a command after --");
     }
-    let exe = std::env::current_exe().context("finding the arena binary")?;
-    let (uid, gid) = (getuid(), getgid());
-    let pids = (args.processes > 0)
-        .then(|| Pids::join(args.processes))
-        .flatten();
-    let mut flags = CloneFlags::CLONE_NEWUSER
-        | CloneFlags::CLONE_NEWPID
-        | CloneFlags::CLONE_NEWIPC
-        | CloneFlags::CLONE_NEWNS;
-    if !args.network {
-        flags |= CloneFlags::CLONE_NEWNET;
-    }
-    let unshared = match unshare(flags).map_err(anyhow::Error::from).and_then(|()| {
-        // Root in the new user namespace (the same user outside), so the inner stage
-        // may mount its /proc; Landlock then forbids any further mount.
-        std::fs::write("/proc/self/setgroups", "deny")?;
-        std::fs::write("/proc/self/uid_map", format!("0 {uid} 1"))?;
-        std::fs::write("/proc/self/gid_map", format!("0 {gid} 1"))?;
-        Ok(())
-    }) {
-        Ok(()) => true,
+    let inner = match setup(&args) {
+        Ok(inner) => inner,
         Err(e) => {
-            if !args.probe {
-                eprintln!("arena sandbox: no namespaces on this machine: {e}");
-            }
-            false
+            eprintln!("arena sandbox: {e:#}");
+            std::process::exit(SETUP_FAILED);
         }
     };
-    let mut inner = Command::new(exe);
-    inner.args(["__sandbox", "--inner"]);
-    if let Some(rw) = &args.rw {
-        inner.arg("--rw").arg(rw);
-    }
-    for dir in &args.ro {
-        inner.arg("--ro").arg(dir);
-    }
-    inner
-        .arg("--cpu-s")
-        .arg(args.cpu_s.to_string())
-        .arg("--processes")
-        .arg(args.processes.to_string());
-    for (on, flag) in [
-        (args.network, "--network"),
-        (unshared, "--unshared"),
-        (args.probe, "--probe"),
-    ] {
-        if on {
-            inner.arg(flag);
-        }
-    }
-    inner.arg("--").args(&args.command);
-    if args.probe {
-        let out = inner.stderr(Stdio::inherit()).output()?;
-        let mut report: Enforcement =
-            serde_json::from_slice(&out.stdout).context("reading the inner probe")?;
-        report.process_cap = match (&pids, uid.is_root()) {
-            (Some(p), _) => Some(format!("cgroup pids.max ({})", p.kind())),
-            // RLIMIT_NPROC binds every user but root (kernel/fork.c).
-            (None, false) => Some("RLIMIT_NPROC in its own user namespace".into()),
-            (None, true) => None,
-        };
-        println!("{}", serde_json::to_string(&report)?);
-        if let Some(p) = pids {
-            p.remove();
-        }
-        return Ok(());
-    }
+    let mut inner = inner;
     let mut child = inner.spawn().context("starting the inner sandbox")?;
     // The pipes are the bot's: once it is gone, the arena reads EOF at once, not after
-    // this stage has cleaned up. Only stderr stays, for the limit lines below.
-    if let Ok(null) = std::fs::File::options()
-        .read(true)
-        .write(true)
-        .open("/dev/null")
-    {
-        let _ = nix::unistd::dup2_stdin(&null);
-        let _ = nix::unistd::dup2_stdout(&null);
-    }
+    // this stage has cleaned up.
+    release_pipes();
     let status = child.wait().context("waiting for the inner sandbox")?;
     // The inner stage is pid 1 of its namespace and cannot die by its own signal: it
     // exits with 128 + the bot's signal, as a shell does.
@@ -110,29 +50,10 @@ pub fn run(args: SandboxArgs) -> Result<()> {
             .filter(|c| (129..160).contains(c))
             .map(|c| c - 128)
     });
-    if pids
-        .as_ref()
-        .and_then(Pids::times_capped)
-        .is_some_and(|n| n > 0)
-    {
-        eprintln!(
-            "{LIMIT_MARKER}the bot reached its cap of {} processes and threads",
-            args.processes
-        );
-    }
-    if signal == Some(Signal::SIGXCPU as i32) {
-        eprintln!(
-            "{LIMIT_MARKER}the bot used its {} s of CPU time",
-            args.cpu_s
-        );
-    }
-    if let Some(p) = pids {
-        p.remove();
-    }
     match signal {
         Some(sig) => {
             if let Ok(sig) = Signal::try_from(sig) {
-                // Dies as the bot died, without a core file in the bot's folder.
+                // Dies as the bot died, without a core file.
                 let _ = setrlimit(Resource::RLIMIT_CORE, 0, 0);
                 let _ = raise(sig);
             }
@@ -140,4 +61,154 @@ pub fn run(args: SandboxArgs) -> Result<()> {
         }
         None => std::process::exit(status.code().unwrap_or(1)),
     }
+}
+
+/// Points this process's stdin and stdout at /dev/null.
+pub fn release_pipes() {
+    if let Ok(null) = std::fs::File::options()
+        .read(true)
+        .write(true)
+        .open("/dev/null")
+    {
+        let _ = nix::unistd::dup2_stdin(&null);
+        let _ = nix::unistd::dup2_stdout(&null);
+    }
+}
+
+/// Everything before the inner stage starts; the inner stage's command.
+fn setup(args: &SandboxArgs) -> Result<Command> {
+    let exe = std::env::current_exe().context("finding the arena binary")?;
+    // A session of its own: no controlling terminal to open or push input into, and a
+    // Ctrl-C at the operator's terminal reaches the arena, not the bot.
+    nix::unistd::setsid().map_err(|e| fail(Layer::Session, format!("setsid: {e}")))?;
+    close_inherited_fds().map_err(|e| fail(Layer::Session, e))?;
+    for join in &args.join {
+        let (layer, file) = parse_join(join)?;
+        if let Err(e) = std::fs::write(&file, std::process::id().to_string())
+            && !args.without.contains(&layer)
+        {
+            return Err(fail(layer, format!("joining {}: {e}", file.display())));
+        }
+    }
+    let root = geteuid().is_root();
+    // As root, a helper outside the new user namespace maps the bot's user to nobody:
+    // only a process with CAP_SETUID in the parent namespace may map more than itself.
+    let mut helper = if root {
+        Some(
+            Command::new(&exe)
+                .args(["__sandbox", "--map-for"])
+                .arg(std::process::id().to_string())
+                .stdin(Stdio::piped())
+                .spawn()
+                .map_err(|e| fail(Layer::Identity, format!("starting the map helper: {e}")))?,
+        )
+    } else {
+        None
+    };
+    let mut flags = CloneFlags::CLONE_NEWUSER
+        | CloneFlags::CLONE_NEWPID
+        | CloneFlags::CLONE_NEWIPC
+        | CloneFlags::CLONE_NEWNS
+        | CloneFlags::CLONE_NEWUTS
+        | CloneFlags::CLONE_NEWCGROUP;
+    if !args.network {
+        flags |= CloneFlags::CLONE_NEWNET;
+    }
+    unshare(flags).map_err(|e| {
+        let hint = match e {
+            nix::Error::ENOSPC => {
+                " (the user-namespace quota, /proc/sys/user/max_user_namespaces, is spent)"
+            }
+            nix::Error::EPERM => " (unprivileged user namespaces are off on this host)",
+            _ => "",
+        };
+        fail(Layer::Identity, format!("unshare: {e}{hint}"))
+    })?;
+    match helper.as_mut() {
+        Some(h) => {
+            let go = h.stdin.take().map(|mut s| s.write_all(b"go\n"));
+            let status = h.wait();
+            if !matches!(go, Some(Ok(()))) || !status.is_ok_and(|s| s.success()) {
+                return Err(fail(Layer::Identity, "the map helper failed"));
+            }
+        }
+        None => {
+            let (uid, gid) = (geteuid(), getegid());
+            std::fs::write("/proc/self/setgroups", "deny")
+                .and_then(|()| std::fs::write("/proc/self/uid_map", format!("0 {uid} 1")))
+                .and_then(|()| std::fs::write("/proc/self/gid_map", format!("0 {gid} 1")))
+                .map_err(|e| fail(Layer::Identity, format!("writing the maps: {e}")))?;
+        }
+    }
+    // Dies with the arena, and with it the bot's namespace.
+    let _ = set_pdeathsig(Signal::SIGKILL);
+    let mut inner = Command::new(exe);
+    inner.args(["__sandbox", "--inner"]);
+    if root {
+        inner.arg("--mapped");
+    }
+    if let Some(rw) = &args.rw {
+        inner.arg("--rw").arg(rw);
+    }
+    if let Some(hide) = &args.hide {
+        inner.arg("--hide").arg(hide);
+    }
+    for path in &args.ro {
+        inner.arg("--ro").arg(path);
+    }
+    for (flag, value) in [
+        ("--cpu-s", args.cpu_s),
+        ("--processes", args.processes),
+        ("--disk-mb", args.disk_mb),
+    ] {
+        inner.arg(flag).arg(value.to_string());
+    }
+    if args.network {
+        inner.arg("--network");
+    }
+    for layer in &args.without {
+        inner.arg("--without").arg(layer.id());
+    }
+    inner.arg("--").args(&args.command);
+    Ok(inner)
+}
+
+/// Closes every fd but 0-2: the arena's own are close-on-exec, but a shell may have
+/// given it more (`arena ... 7>>operator.log`), and the bot must not inherit them.
+fn close_inherited_fds() -> Result<(), String> {
+    let list = || -> Result<Vec<i32>, String> {
+        let entries =
+            std::fs::read_dir("/proc/self/fd").map_err(|e| format!("/proc/self/fd: {e}"))?;
+        Ok(entries
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse().ok())
+            .filter(|&fd| fd > 2)
+            .collect())
+    };
+    for fd in list()? {
+        // The listing's own fd is gone by now: EBADF is expected for it.
+        let _ = nix::unistd::close(fd);
+    }
+    // Listing again opens one fd, which must be the only one above 2.
+    let left = list()?;
+    if left.len() > 1 {
+        return Err(format!("fds {left:?} stayed open"));
+    }
+    Ok(())
+}
+
+/// `arena __sandbox --map-for PID` (as root): once the outer stage PID has unshared its
+/// user namespace (it says `go` on stdin), maps root inside to root outside (the inner
+/// stage sets the bot's view up as root of the namespace) and the bot's user and group,
+/// 1000 inside, to nobody outside.
+pub fn write_maps_for(pid: u32) -> Result<()> {
+    let mut go = String::new();
+    std::io::stdin().read_line(&mut go)?;
+    if go.trim() != "go" {
+        bail!("the outer stage did not unshare");
+    }
+    let map = format!("0 0 1\n{BOT_ID} {HOST_NOBODY} 1\n");
+    std::fs::write(format!("/proc/{pid}/uid_map"), &map).context("uid_map")?;
+    std::fs::write(format!("/proc/{pid}/gid_map"), &map).context("gid_map")?;
+    Ok(())
 }

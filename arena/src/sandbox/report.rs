@@ -1,22 +1,24 @@
 //! What a run with external agents says about their sandbox and its seed: on the
-//! console and in run.log, before the first game. A layer the machine cannot enforce is
-//! named, never passed over; `[limits] require_sandbox` turns that into a refusal.
+//! console and in run.log, before the first game. The sandbox fails closed: a layer the
+//! probe did not observe stops the run (exit 2) unless the operator accepted losing it
+//! (`sandbox_without`) or turned the sandbox off (`sandbox = "off"`); either is said
+//! loudly.
 
 use anyhow::{Result, bail};
 
-use super::Enforcement;
-use crate::external::Limits;
+use super::{Enforcement, Layer, Policy};
 
 /// Seeds below this are small enough for a bot to find by trying each one against its
 /// first hand (`docs/seeding.md` is complete enough to re-implement); the shipped
 /// configs' seeds and the default are all below it.
 const GUESSABLE_BELOW: u64 = 1 << 32;
 
-/// Logs what the sandbox enforces, warns of what it does not and of a guessable seed,
-/// and refuses the run when `limits.require_sandbox` asks for the full set.
+/// Logs what the sandbox enforces, refuses the run where a layer the operator did not
+/// give up is missing, and warns of what was given up and of a guessable seed.
+/// `enforcement` is `None` when the config turned the sandbox off.
 pub fn announce(
     enforcement: Option<&Enforcement>,
-    limits: &Limits,
+    policy: &Policy,
     seed: u64,
     mut log: impl FnMut(&str) -> Result<()>,
 ) -> Result<()> {
@@ -25,50 +27,77 @@ pub fn announce(
         eprintln!("arena: {line}");
         log(line)
     }
-    let Some(enforced) = enforcement else {
-        if limits.require_sandbox {
-            bail!("limits.require_sandbox: this arena cannot start its sandbox (`arena doctor`)");
+    match enforcement {
+        None => warn(
+            &mut log,
+            "warning: limits.sandbox = \"off\": external agents run WITHOUT a sandbox (only a \
+             scrubbed environment, their own working directory and an address-space limit)",
+        )?,
+        Some(enforced) => {
+            let refused: Vec<Layer> = enforced
+                .missing()
+                .into_iter()
+                .filter(|l| !policy.accepts_losing(*l))
+                .collect();
+            if !refused.is_empty() {
+                let why: Vec<String> = refused
+                    .iter()
+                    .map(|l| {
+                        format!(
+                            "{l} ({})",
+                            enforced
+                                .why
+                                .get(l.id())
+                                .map_or("not observed", String::as_str)
+                        )
+                    })
+                    .collect();
+                let losable: Vec<&str> = refused
+                    .iter()
+                    .filter(|l| l.may_be_lost())
+                    .map(|l| l.id())
+                    .collect();
+                let way_out = if losable.len() == refused.len() {
+                    format!(
+                        "[limits] sandbox_without = {losable:?} accepts losing them, or sandbox = \"off\""
+                    )
+                } else {
+                    "only [limits] sandbox = \"off\" runs without them".into()
+                };
+                bail!(
+                    "the sandbox of external agents cannot apply {} on this machine; no bot \
+                     starts without them (`arena doctor` lists every layer; {way_out})",
+                    why.join(", ")
+                );
+            }
+            let held: Vec<&str> = Layer::ALL
+                .into_iter()
+                .filter(|l| enforced.holds(*l))
+                .map(Layer::id)
+                .collect();
+            log(&format!(
+                "sandbox: observed from inside a probe on this machine: {}; each bot: {} MB of \
+                 memory with its tmpfs, {} MB per tmpfs (working folder, /tmp, /dev/shm), {} s of \
+                 CPU per process, at most {} processes and threads, one core, frozen between \
+                 its calls",
+                held.join(", "),
+                policy.memory_mb,
+                policy.disk_mb,
+                policy.cpu_s,
+                policy.processes,
+            ))?;
+            for layer in enforced.missing() {
+                let why = enforced.why.get(layer.id()).map_or("", String::as_str);
+                warn(
+                    &mut log,
+                    &format!(
+                        "warning: the sandbox of external agents runs WITHOUT its {layer} layer \
+                         ({}), as the config accepts: {why}",
+                        layer.stops()
+                    ),
+                )?;
+            }
         }
-        return warn(
-            &mut log,
-            "warning: external agents run WITHOUT a sandbox (the arena binary cannot start \
-             `arena __sandbox`): only a scrubbed environment, their own working directory and \
-             an address-space limit",
-        );
-    };
-    let mut missing = enforced.missing();
-    if limits.network {
-        missing.retain(|m| !m.contains("network") && !m.contains("TCP"));
-    }
-    if limits.processes == 0 {
-        missing.retain(|m| !m.contains("cap on processes"));
-    }
-    if !missing.is_empty() && limits.require_sandbox {
-        bail!(
-            "limits.require_sandbox: this machine does not enforce {} (`arena doctor` lists the layers)",
-            missing.join(", ")
-        );
-    }
-    log(&format!(
-        "sandbox: external agents get a scrubbed environment, their own working directory \
-         under agents/, {} MB of address space, {} s of CPU per process, at most {} \
-         processes and threads; enforced here: {}",
-        limits.memory_mb,
-        limits.cpu_s,
-        limits.processes,
-        enforced.enforced().join(", ")
-    ))?;
-    for layer in &missing {
-        warn(
-            &mut log,
-            &format!("warning: the sandbox of external agents lacks {layer} on this machine"),
-        )?;
-    }
-    if limits.network {
-        warn(
-            &mut log,
-            "warning: limits.network = true: external agents may use the network",
-        )?;
     }
     if seed < GUESSABLE_BELOW {
         warn(
@@ -87,21 +116,16 @@ mod tests {
     use super::*;
 
     fn full() -> Enforcement {
-        Enforcement {
-            files: true,
-            own_processes: true,
-            no_network: true,
-            own_ipc: true,
-            tcp_rules: true,
-            scoped: true,
-            process_cap: Some("cgroup pids.max (cgroup v1)".into()),
-            landlock_abi: 6,
+        let mut e = Enforcement::default();
+        for layer in Layer::ALL {
+            e.set(layer, Ok(()));
         }
+        e
     }
 
-    fn lines(enforced: Option<&Enforcement>, limits: &Limits, seed: u64) -> Result<Vec<String>> {
+    fn lines(enforced: Option<&Enforcement>, policy: &Policy, seed: u64) -> Result<Vec<String>> {
         let mut out = Vec::new();
-        announce(enforced, limits, seed, |l| {
+        announce(enforced, policy, seed, |l| {
             out.push(l.to_owned());
             Ok(())
         })?;
@@ -109,54 +133,67 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_layer_is_a_warning_or_with_require_sandbox_a_refusal() {
-        let old_kernel = Enforcement {
-            scoped: false,
-            landlock_abi: 5,
-            ..full()
-        };
-        let mut limits = Limits::default();
-        let log = lines(Some(&old_kernel), &limits, u64::MAX).unwrap();
+    fn a_missing_layer_refuses_the_run_unless_the_config_accepts_losing_it() {
+        let mut no_freezer = full();
+        no_freezer.set(Layer::Freezer, Err("no freezer here".into()));
+        let mut policy = Policy::default();
+        let refused = lines(Some(&no_freezer), &policy, u64::MAX).unwrap_err();
+        let text = refused.to_string();
+        assert!(text.contains("freezer (no freezer here)"), "{text}");
+        assert!(text.contains("sandbox_without = [\"freezer\"]"), "{text}");
+        policy.without = vec![Layer::Freezer];
+        let log = lines(Some(&no_freezer), &policy, u64::MAX).unwrap();
         assert!(
-            log.iter().any(|l| l.contains("lacks Landlock signal")),
+            log.iter().any(|l| l.contains("WITHOUT its freezer layer")),
             "{log:?}"
         );
-        limits.require_sandbox = true;
-        let refused = lines(Some(&old_kernel), &limits, u64::MAX).unwrap_err();
-        assert!(refused.to_string().contains("signal"), "{refused}");
-        assert!(lines(None, &limits, u64::MAX).is_err());
-        let log = lines(Some(&full()), &limits, u64::MAX).unwrap();
+        let log = lines(Some(&full()), &Policy::default(), u64::MAX).unwrap();
         assert_eq!(log.len(), 1, "{log:?}");
     }
 
     #[test]
-    fn granted_network_is_logged_and_not_missing() {
-        let limits = Limits {
-            network: true,
-            require_sandbox: true,
-            ..Limits::default()
+    fn a_missing_namespace_can_only_be_turned_off_whole() {
+        let mut no_userns = full();
+        no_userns.set(Layer::Identity, Err("unshare: EPERM".into()));
+        let policy = Policy {
+            without: vec![Layer::Seccomp],
+            ..Policy::default()
         };
-        let granted = Enforcement {
-            no_network: false,
-            tcp_rules: false,
-            ..full()
-        };
-        let log = lines(Some(&granted), &limits, u64::MAX).unwrap();
+        let text = lines(Some(&no_userns), &policy, u64::MAX)
+            .unwrap_err()
+            .to_string();
+        assert!(text.contains("sandbox = \"off\""), "{text}");
+        let off = lines(None, &policy, u64::MAX).unwrap();
         assert!(
-            log.iter().any(|l| l.contains("may use the network")),
+            off.iter().any(|l| l.contains("WITHOUT a sandbox")),
+            "{off:?}"
+        );
+    }
+
+    #[test]
+    fn granted_network_is_not_missing() {
+        let policy = Policy {
+            network: true,
+            ..Policy::default()
+        };
+        let mut granted = full();
+        granted.set(Layer::Network, Err("limits.network = true".into()));
+        let log = lines(Some(&granted), &policy, u64::MAX).unwrap();
+        assert!(
+            log.iter().any(|l| l.contains("WITHOUT its network")),
             "{log:?}"
         );
     }
 
     #[test]
     fn a_small_seed_warns_a_large_one_does_not() {
-        let limits = Limits::default();
-        let small = lines(Some(&full()), &limits, 2009).unwrap();
+        let policy = Policy::default();
+        let small = lines(Some(&full()), &policy, 2009).unwrap();
         assert!(
             small.iter().any(|l| l.contains("seed 2009 is small")),
             "{small:?}"
         );
-        let large = lines(Some(&full()), &limits, 1 << 40).unwrap();
+        let large = lines(Some(&full()), &policy, 1 << 40).unwrap();
         assert!(!large.iter().any(|l| l.contains("small")), "{large:?}");
     }
 }

@@ -5,12 +5,14 @@
 use std::fmt::Write as _;
 use std::marker::PhantomData;
 use std::sync::Arc;
+use std::time::Duration;
 
 use agents::{Spec, SpecError};
 use anyhow::{Context, Result};
 use arena_core::rng::{Family, Purpose, StreamId};
 use arena_core::{Agent, AgentError, Game, Seat};
 
+use super::floor::Floored;
 use super::{BookOptions, Prepared, SolveOptions, Solved, Task};
 use crate::external::{ExternalRuntime, Wire};
 use crate::plan::Plan;
@@ -239,14 +241,24 @@ impl<D: DuelGame> PreparedDuel<D> {
         D::start_extras(&position, &mut extras);
         // slot 0 is agent A, slot 1 agent B.
         let seat_of = [seat_a, seat_a.other()];
+        // In runs with an external agent, the floor hides every opponent's think time.
+        let floor = Duration::from_millis(self.plan.limits.reply_floor_ms);
         let build = |slot: usize, agent: usize| -> Result<Box<dyn Agent<D::G> + Send>> {
             let spec = &self.plan.agents[agent].spec;
-            Ok(match (spec, external) {
+            let built: Box<dyn Agent<D::G> + Send> = match (spec, external) {
                 (Spec::Exec { .. }, Some(rt)) => {
                     Box::new(rt.agent::<D::G>(agent, case.to_string(), job.index))
                 }
                 _ => D::build(spec, &|| self.agent_seed(job, case, seat_of[slot]))
                     .with_context(|| format!("agent {:?}", self.plan.agents[agent].name))?,
+            };
+            Ok(if external.is_some() && !floor.is_zero() {
+                Box::new(Floored {
+                    inner: built,
+                    floor,
+                })
+            } else {
+                built
             })
         };
         let mut agents = [build(0, a)?, build(1, b)?];

@@ -4,6 +4,7 @@
 
 pub mod dominoes;
 pub mod duel;
+mod floor;
 pub mod puzzles;
 pub mod quarto;
 pub mod serve;

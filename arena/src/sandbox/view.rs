@@ -1,0 +1,256 @@
+//! The bot's filesystem view, built by the inner stage as root of its user namespace
+//! and entered with `pivot_root`, as bubblewrap and nsjail do: a fresh tmpfs root holding
+//! the system folders and the bot's program files read-only, its own `/proc` (with the
+//! machine-wide load figures masked), a private `/dev` of five devices with its own
+//! `/dev/shm`, and size-capped tmpfs for `/tmp` and its working folder. The run
+//! directory is covered by an empty read-only tmpfs, so no read grant can reach it. The
+//! host's root is detached at the end: nothing else is reachable.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use nix::mount::{MntFlags, MsFlags, mount, umount2};
+use nix::sys::statvfs::{FsFlags, statvfs};
+use nix::unistd::{chdir, pivot_root};
+
+/// Folders every bot may read and execute (where they exist; a symlink stays a symlink).
+const SYSTEM: [&str; 9] = [
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+];
+
+/// The devices a bot gets.
+pub const DEVICES: [&str; 5] = ["null", "zero", "full", "random", "urandom"];
+
+/// Machine-wide activity in `/proc` (another bot's CPU use, the load): read as empty.
+const MASKED_PROC: [&str; 6] = [
+    "loadavg",
+    "stat",
+    "schedstat",
+    "interrupts",
+    "softirqs",
+    "pressure",
+];
+
+/// What the view holds beyond the system.
+pub struct Plan<'a> {
+    /// The bot's working folder: a private tmpfs at this path.
+    pub workdir: &'a Path,
+    /// Covered by an empty read-only tmpfs (the run directory).
+    pub hide: Option<&'a Path>,
+    /// Folders and files the bot may read, at the same path.
+    pub read: &'a [PathBuf],
+    /// Size of each writable tmpfs, in MB.
+    pub disk_mb: u64,
+    /// The bot runs as 1000 of this user namespace (root host): its tmpfs are its own.
+    pub bot_owned: bool,
+}
+
+/// Where the old root is while the new one is built.
+const OLD: &str = "/old";
+const NEW: &str = "/new";
+
+fn under(root: &str, path: &Path) -> PathBuf {
+    Path::new(root).join(path.strip_prefix("/").unwrap_or(path))
+}
+
+pub fn build(plan: &Plan<'_>) -> Result<()> {
+    mount(
+        None::<&str>,
+        "/",
+        None::<&str>,
+        MsFlags::MS_REC | MsFlags::MS_PRIVATE,
+        None::<&str>,
+    )
+    .context("making the mounts private")?;
+    // A scratch tmpfs becomes the root for a while, the host's at /old beneath it: the
+    // sources stay reachable (even those under the host's /tmp, which pivot_root moves
+    // out from under the scratch mount) while the new root is filled.
+    tmpfs("/tmp", "mode=0755,size=1m")?;
+    for dir in ["/tmp/old", "/tmp/new"] {
+        std::fs::create_dir(dir).with_context(|| format!("creating {dir}"))?;
+    }
+    chdir("/tmp").context("chdir /tmp")?;
+    pivot_root(".", "old").context("pivot_root into the scratch root")?;
+    chdir("/").context("chdir /")?;
+    tmpfs(NEW, "mode=0755,size=1m")?;
+    // /tmp first: a program folder under the host's /tmp is bound on top of it.
+    let shared = format!("mode=1777,size={}m", plan.disk_mb);
+    let tmp = under(NEW, Path::new("/tmp"));
+    std::fs::create_dir_all(&tmp)?;
+    tmpfs(&tmp, &shared)?;
+
+    for dir in SYSTEM {
+        let source = under(OLD, Path::new(dir));
+        match std::fs::symlink_metadata(&source) {
+            Ok(m) if m.file_type().is_symlink() => {
+                let target = std::fs::read_link(&source)?;
+                std::os::unix::fs::symlink(target, under(NEW, Path::new(dir)))?;
+            }
+            Ok(_) => bind(&source, &under(NEW, Path::new(dir)), true)?,
+            Err(_) => {}
+        }
+    }
+    for path in plan.read {
+        let source = under(OLD, path);
+        if source.exists() {
+            bind(&source, &under(NEW, path), true)?;
+        }
+    }
+
+    let proc_dir = under(NEW, Path::new("/proc"));
+    std::fs::create_dir_all(&proc_dir)?;
+    mount(
+        Some("proc"),
+        &proc_dir,
+        Some("proc"),
+        MsFlags::MS_NOSUID | MsFlags::MS_NODEV | MsFlags::MS_NOEXEC,
+        None::<&str>,
+    )
+    .context("mounting the bot's own /proc")?;
+    for name in MASKED_PROC {
+        let target = proc_dir.join(name);
+        if target.is_dir() {
+            tmpfs(&target, "mode=0555,size=4k")?;
+            remount_ro(&target, MsFlags::empty())?;
+        } else if target.exists() {
+            mount(
+                Some(&under(OLD, Path::new("/dev/null"))),
+                &target,
+                None::<&str>,
+                MsFlags::MS_BIND,
+                None::<&str>,
+            )
+            .with_context(|| format!("masking /proc/{name}"))?;
+        }
+    }
+
+    let dev = under(NEW, Path::new("/dev"));
+    std::fs::create_dir_all(&dev)?;
+    tmpfs(&dev, "mode=0755,size=64k")?;
+    for name in DEVICES {
+        let target = dev.join(name);
+        std::fs::File::create(&target)?;
+        mount(
+            Some(&under(OLD, &Path::new("/dev").join(name))),
+            &target,
+            None::<&str>,
+            MsFlags::MS_BIND,
+            None::<&str>,
+        )
+        .with_context(|| format!("binding /dev/{name}"))?;
+    }
+    for (name, target) in [
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ] {
+        std::os::unix::fs::symlink(target, dev.join(name))?;
+    }
+    let owner = if plan.bot_owned {
+        format!(",uid={0},gid={0}", super::outer::BOT_ID)
+    } else {
+        String::new()
+    };
+    std::fs::create_dir(dev.join("shm"))?;
+    tmpfs(dev.join("shm"), &shared)?;
+    remount_ro(&dev, MsFlags::MS_NOSUID | MsFlags::MS_NOEXEC)?;
+
+    if let Some(hide) = plan.hide {
+        let hidden = under(NEW, hide);
+        std::fs::create_dir_all(&hidden)?;
+        tmpfs(&hidden, "mode=0755,size=64k")?;
+        std::fs::create_dir_all(under(NEW, plan.workdir))?;
+        remount_ro(&hidden, MsFlags::MS_NOSUID | MsFlags::MS_NODEV)?;
+    }
+    let work = under(NEW, plan.workdir);
+    std::fs::create_dir_all(&work)?;
+    tmpfs(&work, &format!("mode=0700,size={}m{owner}", plan.disk_mb))?;
+
+    remount_ro(Path::new(NEW), MsFlags::MS_NOSUID | MsFlags::MS_NODEV)?;
+    // Into the new root; the scratch root, with the host's beneath it, is stacked on
+    // top by pivot_root(".", ".") and detached.
+    chdir(NEW).context("chdir into the new root")?;
+    pivot_root(".", ".").context("pivot_root into the new root")?;
+    umount2(".", MntFlags::MNT_DETACH).context("detaching the host's root")?;
+    chdir(plan.workdir).context("chdir into the working folder")?;
+    Ok(())
+}
+
+fn tmpfs(target: impl AsRef<Path>, options: &str) -> Result<()> {
+    let target = target.as_ref();
+    mount(
+        Some("tmpfs"),
+        target,
+        Some("tmpfs"),
+        MsFlags::MS_NOSUID | MsFlags::MS_NODEV,
+        Some(options),
+    )
+    .with_context(|| format!("mounting a tmpfs on {}", target.display()))
+}
+
+/// Binds `source` at `target` (created: a folder or an empty file), read-only.
+fn bind(source: &Path, target: &Path, read_only: bool) -> Result<()> {
+    if let Some(parent) = target.parent() {
+        std::fs::create_dir_all(parent)?;
+    }
+    if source.is_dir() {
+        std::fs::create_dir_all(target)?;
+    } else if !target.exists() {
+        std::fs::File::create(target)?;
+    }
+    mount(
+        Some(source),
+        target,
+        None::<&str>,
+        MsFlags::MS_BIND | MsFlags::MS_REC,
+        None::<&str>,
+    )
+    .with_context(|| format!("binding {}", source.display()))?;
+    if read_only {
+        for point in mounts_under(target) {
+            remount_ro(&point, MsFlags::MS_NOSUID | MsFlags::MS_NODEV)?;
+        }
+    }
+    Ok(())
+}
+
+/// Mount points at or under `target` (a recursive bind brings the submounts along).
+fn mounts_under(target: &Path) -> Vec<PathBuf> {
+    let info = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let mut points: Vec<PathBuf> = info
+        .lines()
+        .filter_map(|l| l.split(' ').nth(4))
+        .map(PathBuf::from)
+        .filter(|p| p.starts_with(target))
+        .collect();
+    points.sort();
+    points.dedup();
+    if points.is_empty() {
+        points.push(target.to_owned());
+    }
+    points
+}
+
+/// Makes the mount at `target` read-only, keeping the flags it has (the kernel refuses
+/// to clear a flag a less privileged namespace inherited locked) and adding `extra`.
+fn remount_ro(target: &Path, extra: MsFlags) -> Result<()> {
+    let have = statvfs(target)
+        .with_context(|| format!("statvfs {}", target.display()))?
+        .flags();
+    let mut flags = MsFlags::MS_BIND | MsFlags::MS_REMOUNT | MsFlags::MS_RDONLY | extra;
+    for (st, ms) in [
+        (FsFlags::ST_NOSUID, MsFlags::MS_NOSUID),
+        (FsFlags::ST_NODEV, MsFlags::MS_NODEV),
+        (FsFlags::ST_NOEXEC, MsFlags::MS_NOEXEC),
+        (FsFlags::ST_NOATIME, MsFlags::MS_NOATIME),
+        (FsFlags::ST_NODIRATIME, MsFlags::MS_NODIRATIME),
+        (FsFlags::ST_RELATIME, MsFlags::MS_RELATIME),
+    ] {
+        if have.contains(st) {
+            flags |= ms;
+        }
+    }
+    mount(None::<&str>, target, None::<&str>, flags, None::<&str>)
+        .with_context(|| format!("making {} read-only", target.display()))
+}
