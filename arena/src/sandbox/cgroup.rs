@@ -287,7 +287,16 @@ fn make(layer: Layer, name: &str, caps: Caps) -> Result<Part, String> {
     }
     sweep(&h.own);
     let dir = h.own.join(name);
-    std::fs::create_dir(&dir).map_err(|e| format!("creating {}: {e}", dir.display()))?;
+    std::fs::create_dir(&dir).map_err(|e| {
+        let hint = if e.kind() == std::io::ErrorKind::PermissionDenied {
+            " (this user has no cgroup of its own: cgroup v2, run the arena under `systemd-run \
+             --user --scope -p Delegate=yes`; v1, root makes a cgroup in each hierarchy, gives it \
+             to the user and moves the user's shell into it; docs/sandbox.md)"
+        } else {
+            ""
+        };
+        format!("creating {}: {e}{hint}", dir.display())
+    })?;
     let part = Part {
         layer,
         dir,

@@ -90,7 +90,9 @@ fn setup(args: &SandboxArgs) -> Result<Command> {
             return Err(fail(layer, format!("joining {}: {e}", file.display())));
         }
     }
-    let root = geteuid().is_root();
+    // Read before unsharing: inside, until mapped, every id reads as the overflow id.
+    let (uid, gid) = (geteuid(), getegid());
+    let root = uid.is_root();
     // As root, a helper outside the new user namespace maps the bot's user to nobody:
     // only a process with CAP_SETUID in the parent namespace may map more than itself.
     let mut helper = if root {
@@ -133,7 +135,6 @@ fn setup(args: &SandboxArgs) -> Result<Command> {
             }
         }
         None => {
-            let (uid, gid) = (geteuid(), getegid());
             std::fs::write("/proc/self/setgroups", "deny")
                 .and_then(|()| std::fs::write("/proc/self/uid_map", format!("0 {uid} 1")))
                 .and_then(|()| std::fs::write("/proc/self/gid_map", format!("0 {gid} 1")))
