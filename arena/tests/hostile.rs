@@ -763,7 +763,8 @@ fn running_as_root() -> bool {
 #[test]
 fn a_bot_cannot_read_its_contests_config_a_root_only_file_cgroups_or_the_load() {
     for game in GAMES {
-        let contest = tempfile::tempdir().unwrap();
+        // Where a contest keeps its bots: not /tmp, which the bot's own replaces.
+        let contest = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
         let bin = contest.path().join("bin");
         std::fs::create_dir(&bin).unwrap();
         std::fs::copy(fixture(), bin.join("bot.py")).unwrap();
