@@ -1,13 +1,14 @@
 //! External-agent overhead: the round trip of one `play` call through the pipe to a
-//! served built-in (`arena serve greedy`), as median and p99, and whole games per
-//! second with the served agent against the same agent in-process.
+//! served built-in (`arena serve greedy`), as median and p99; the start of a sandboxed
+//! bot process (to its answer to `init`), with the sandbox and without; and whole games
+//! per second with the served agent against the same agent in-process.
 //! Run: `cargo bench -p arena --bench protocol`.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use arena::external::{ExecAgent, ExternalRuntime, Limits};
+use arena::external::{ExecAgent, ExternalRuntime, Limits, SandboxMode};
 use arena_core::dominoes::{Case, Deal, Dominoes};
 use arena_core::{Agent, Game};
 use criterion::{Criterion, Throughput};
@@ -15,14 +16,43 @@ use criterion::{Criterion, Throughput};
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
 
 fn runtime(dir: &std::path::Path) -> Arc<ExternalRuntime> {
+    runtime_with(dir, Limits::default(), usize::MAX)
+}
+
+/// A runtime for the served greedy whose processes serve `games` games per case.
+fn runtime_with(dir: &std::path::Path, limits: Limits, games: usize) -> Arc<ExternalRuntime> {
     let agents = vec![Some(ExecAgent {
         name: "served".into(),
         command: format!("{ARENA} serve greedy --game dominoes"),
     })];
     let games: HashMap<(usize, String), usize> = Case::all()
-        .map(|c| ((0, c.to_string()), usize::MAX))
+        .map(|c| ((0, c.to_string()), games))
         .collect();
-    Arc::new(ExternalRuntime::new(agents, dir, Limits::default(), games).unwrap())
+    Arc::new(ExternalRuntime::new(agents, dir, limits, games).unwrap())
+}
+
+/// Median and p99 of a process's start, to its answer to `init`: each game gets a fresh
+/// process (one game per process), with the sandbox and with `sandbox = "off"`.
+fn startup(dir: &std::path::Path) {
+    for (label, mode) in [("sandboxed", SandboxMode::On), ("off", SandboxMode::Off)] {
+        let limits = Limits {
+            sandbox: mode,
+            ..Limits::default()
+        };
+        let rt = runtime_with(&dir.join(label), limits, 1);
+        let case: Case = "9,7".parse().unwrap();
+        let mut times = Vec::with_capacity(200);
+        for i in 0..200 {
+            let mut agent = rt.agent::<Dominoes>(0, case.to_string(), i);
+            let t = Instant::now();
+            agent.init(&case).unwrap();
+            times.push(t.elapsed());
+        }
+        times.sort();
+        let median = times[times.len() / 2];
+        let p99 = times[times.len() * 99 / 100];
+        println!("protocol/start_{label}  median {median:?}  p99 {p99:?}  (200 processes)");
+    }
 }
 
 /// Median and p99 of single `play` round trips (the same position, 20,000 times).
@@ -101,6 +131,7 @@ fn main() {
     arena::sandbox::set_launcher(ARENA.into());
     let dir = tempfile::tempdir().unwrap();
     latency(dir.path());
+    startup(dir.path());
     let mut c = Criterion::default().configure_from_args();
     games(&mut c, dir.path());
     c.final_summary();

@@ -41,12 +41,13 @@ fn a_bot_gets_eof_at_the_end_of_its_games_and_a_deaf_one_is_killed_after_the_gra
         std::fs::write(&path, body).unwrap();
         s(&path).to_owned()
     };
-    // Polite: serves greedy, and once its stdin closes leaves a mark in its directory.
+    // Polite: serves greedy, and once its stdin closes says so on stderr (its working
+    // folder is private: a mark there would not outlive it).
     let polite = format!(
         "exec:sh {} {arena}",
         script(
             "polite.sh",
-            "\"$1\" serve greedy --game dominoes --seed 7\ntouch eof-seen\n"
+            "\"$1\" serve greedy --game dominoes --seed 7\necho eof-seen >&2\n"
         )
     );
     // Deaf: after its stdin closes it sleeps on; the grace period ends that.
@@ -77,9 +78,10 @@ fn a_bot_gets_eof_at_the_end_of_its_games_and_a_deaf_one_is_killed_after_the_gra
         .args(["--out", s(&out), "--progress", "never"])
         .assert()
         .success();
+    let log = std::fs::read_to_string(out.join("stderr-0-polite.log")).unwrap_or_default();
     assert!(
-        out.join("agents/0-polite/eof-seen").exists(),
-        "the polite bot saw EOF and exited on its own"
+        log.contains("eof-seen"),
+        "the polite bot saw EOF and exited on its own: {log}"
     );
     assert_eq!(alive("sleep 31.5"), 0, "the deaf bot was killed and reaped");
     assert!(
