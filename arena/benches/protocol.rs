@@ -25,9 +25,8 @@ fn runtime_with(dir: &std::path::Path, limits: Limits, games: usize) -> Arc<Exte
         name: "served".into(),
         command: format!("{ARENA} serve greedy --game dominoes"),
     })];
-    let games: HashMap<(usize, String), usize> = Case::all()
-        .map(|c| ((0, c.to_string()), games))
-        .collect();
+    let games: HashMap<(usize, String), usize> =
+        Case::all().map(|c| ((0, c.to_string()), games)).collect();
     Arc::new(ExternalRuntime::new(agents, dir, limits, games).unwrap())
 }
 
@@ -55,26 +54,52 @@ fn startup(dir: &std::path::Path) {
     }
 }
 
-/// Median and p99 of single `play` round trips (the same position, 20,000 times).
+/// Median and p99 of single `play` round trips (the same position), through the
+/// sandbox (frozen between calls) and with `sandbox = "off"`, in interleaved blocks of
+/// 1,000 calls so both see the same machine; and the ratio of the medians.
 fn latency(dir: &std::path::Path) {
-    let rt = runtime(dir);
     let case: Case = "9,7".parse().unwrap();
     let game = Dominoes::new(&Deal::seeded(case, 1, 0));
-    let mut agent = rt.agent::<Dominoes>(0, case.to_string(), 0);
-    agent.init(&case).unwrap();
-    agent.reset(&game.view()).unwrap();
-    let mut times = Vec::with_capacity(20_000);
-    for _ in 0..20_000 {
-        // A fresh game each call: the served tracker expects a new game after reset.
-        agent.reset(&game.view()).unwrap();
-        let t = Instant::now();
-        agent.play(&game.view()).unwrap();
-        times.push(t.elapsed());
+    let modes = [("sandboxed", SandboxMode::On), ("off", SandboxMode::Off)];
+    let mut agents: Vec<_> = modes
+        .iter()
+        .map(|(label, mode)| {
+            let limits = Limits {
+                sandbox: *mode,
+                ..Limits::default()
+            };
+            let rt = runtime_with(&dir.join(format!("rt-{label}")), limits, usize::MAX);
+            let mut agent = rt.agent::<Dominoes>(0, case.to_string(), 0);
+            agent.init(&case).unwrap();
+            (rt, agent)
+        })
+        .collect();
+    let mut times = vec![Vec::with_capacity(20_000); modes.len()];
+    for _ in 0..20 {
+        for (i, (_, agent)) in agents.iter_mut().enumerate() {
+            for _ in 0..1_000 {
+                // A fresh game each call: the served tracker expects a new game after reset.
+                agent.reset(&game.view()).unwrap();
+                let t = Instant::now();
+                agent.play(&game.view()).unwrap();
+                times[i].push(t.elapsed());
+            }
+        }
     }
-    times.sort();
-    let median = times[times.len() / 2];
-    let p99 = times[times.len() * 99 / 100];
-    println!("protocol/play_round_trip  median {median:?}  p99 {p99:?}  (20,000 calls)");
+    let mut medians = Vec::new();
+    for ((label, _), times) in modes.iter().zip(&mut times) {
+        times.sort();
+        let median = times[times.len() / 2];
+        let p99 = times[times.len() * 99 / 100];
+        medians.push(median.as_secs_f64());
+        println!(
+            "protocol/play_round_trip_{label}  median {median:?}  p99 {p99:?}  (20,000 calls)"
+        );
+    }
+    println!(
+        "protocol/play_round_trip  sandboxed / off = {:.3}",
+        medians[0] / medians[1]
+    );
 }
 
 fn games(c: &mut Criterion, dir: &std::path::Path) {

@@ -169,6 +169,11 @@ impl Process {
             .kill_on_drop(true)
             .spawn()
             .map_err(|e| AgentError::Startup(format!("cannot start {command:?}: {e}")))?;
+        if cgroup.is_some()
+            && let Some(pid) = child.id()
+        {
+            crate::sandbox::map_when_unshared(pid);
+        }
         let stdin = child.stdin.take().expect("piped");
         let stdout = child.stdout.take().expect("piped");
         let mut stderr = child.stderr.take().expect("piped");

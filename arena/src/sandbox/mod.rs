@@ -30,6 +30,7 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
 pub use cgroup::{BotCgroup, Caps};
+pub use outer::map_when_unshared;
 
 /// One layer of the sandbox: what `arena doctor`, `run.log` and `sandbox_without` name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -244,9 +245,6 @@ pub struct SandboxArgs {
     /// Internal: the user namespace maps an unprivileged user for the bot (1000 inside).
     #[arg(long, hide = true)]
     pub mapped: bool,
-    /// Internal: write the user namespace maps of process PID (as root).
-    #[arg(long, hide = true)]
-    pub map_for: Option<u32>,
     /// Internal: report, as one JSON line, what this process observes of its sandbox.
     #[arg(long, hide = true)]
     pub observe: bool,
@@ -353,9 +351,7 @@ pub fn read_paths_for(command: &str) -> Vec<PathBuf> {
 }
 
 pub fn run(args: SandboxArgs) -> Result<()> {
-    if let Some(pid) = args.map_for {
-        outer::write_maps_for(pid)
-    } else if args.observe {
+    if args.observe {
         observe::report(args.hidden.as_deref())
     } else if args.inner {
         inner::run(args)
@@ -460,6 +456,7 @@ fn spawn_plain(
         .stderr(std::process::Stdio::piped())
         .spawn()
         .context("starting `arena __sandbox`")
+        .inspect(|child| map_when_unshared(child.id()))
 }
 
 fn fail(layer: Layer, why: impl std::fmt::Display) -> anyhow::Error {

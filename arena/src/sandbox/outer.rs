@@ -4,9 +4,9 @@
 //! process, and killing it kills the namespace (the inner stage dies with its parent,
 //! and every process of a PID namespace dies with its pid 1).
 
-use std::io::Write;
 use std::os::unix::process::ExitStatusExt;
-use std::process::{Command, Stdio};
+use std::process::Command;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use nix::sched::{CloneFlags, unshare};
@@ -93,20 +93,6 @@ fn setup(args: &SandboxArgs) -> Result<Command> {
     // Read before unsharing: inside, until mapped, every id reads as the overflow id.
     let (uid, gid) = (geteuid(), getegid());
     let root = uid.is_root();
-    // As root, a helper outside the new user namespace maps the bot's user to nobody:
-    // only a process with CAP_SETUID in the parent namespace may map more than itself.
-    let mut helper = if root {
-        Some(
-            Command::new(&exe)
-                .args(["__sandbox", "--map-for"])
-                .arg(std::process::id().to_string())
-                .stdin(Stdio::piped())
-                .spawn()
-                .map_err(|e| fail(Layer::Identity, format!("starting the map helper: {e}")))?,
-        )
-    } else {
-        None
-    };
     let mut flags = CloneFlags::CLONE_NEWUSER
         | CloneFlags::CLONE_NEWPID
         | CloneFlags::CLONE_NEWIPC
@@ -126,20 +112,15 @@ fn setup(args: &SandboxArgs) -> Result<Command> {
         };
         fail(Layer::Identity, format!("unshare: {e}{hint}"))
     })?;
-    match helper.as_mut() {
-        Some(h) => {
-            let go = h.stdin.take().map(|mut s| s.write_all(b"go\n"));
-            let status = h.wait();
-            if !matches!(go, Some(Ok(()))) || !status.is_ok_and(|s| s.success()) {
-                return Err(fail(Layer::Identity, "the map helper failed"));
-            }
-        }
-        None => {
-            std::fs::write("/proc/self/setgroups", "deny")
-                .and_then(|()| std::fs::write("/proc/self/uid_map", format!("0 {uid} 1")))
-                .and_then(|()| std::fs::write("/proc/self/gid_map", format!("0 {gid} 1")))
-                .map_err(|e| fail(Layer::Identity, format!("writing the maps: {e}")))?;
-        }
+    if root {
+        // Only a process with CAP_SETUID in the parent namespace may map more than
+        // itself: the arena, which waits for this unshare ([`map_when_unshared`]).
+        wait_for_maps().map_err(|e| fail(Layer::Identity, e))?;
+    } else {
+        std::fs::write("/proc/self/setgroups", "deny")
+            .and_then(|()| std::fs::write("/proc/self/uid_map", format!("0 {uid} 1")))
+            .and_then(|()| std::fs::write("/proc/self/gid_map", format!("0 {gid} 1")))
+            .map_err(|e| fail(Layer::Identity, format!("writing the maps: {e}")))?;
     }
     // Dies with the arena, and with it the bot's namespace.
     let _ = set_pdeathsig(Signal::SIGKILL);
@@ -198,18 +179,44 @@ fn close_inherited_fds() -> Result<(), String> {
     Ok(())
 }
 
-/// `arena __sandbox --map-for PID` (as root): once the outer stage PID has unshared its
-/// user namespace (it says `go` on stdin), maps root inside to root outside (the inner
-/// stage sets the bot's view up as root of the namespace) and the bot's user and group,
-/// 1000 inside, to nobody outside.
-pub fn write_maps_for(pid: u32) -> Result<()> {
-    let mut go = String::new();
-    std::io::stdin().read_line(&mut go)?;
-    if go.trim() != "go" {
-        bail!("the outer stage did not unshare");
+/// How long either side waits for the other while the maps are written.
+const MAP_WAIT: Duration = Duration::from_secs(5);
+const MAP_POLL: Duration = Duration::from_micros(20);
+
+/// Waits (as root) until the arena has written this process's user namespace maps.
+fn wait_for_maps() -> Result<(), String> {
+    let began = Instant::now();
+    while began.elapsed() < MAP_WAIT {
+        let mapped = |file: &str| std::fs::read_to_string(file).is_ok_and(|m| !m.trim().is_empty());
+        // Both: a process whose group is not mapped cannot even make a folder in its tmpfs.
+        if mapped("/proc/self/uid_map") && mapped("/proc/self/gid_map") {
+            return Ok(());
+        }
+        std::thread::sleep(MAP_POLL);
     }
-    let map = format!("0 0 1\n{BOT_ID} {HOST_NOBODY} 1\n");
-    std::fs::write(format!("/proc/{pid}/uid_map"), &map).context("uid_map")?;
-    std::fs::write(format!("/proc/{pid}/gid_map"), &map).context("gid_map")?;
-    Ok(())
+    Err("the arena did not map the user namespace".into())
+}
+
+/// The arena's half, as root: once the outer stage `pid` has unshared its user namespace,
+/// maps root inside to root outside (the inner stage sets the bot's view up as root of
+/// the namespace) and the bot's user and group, 1000 inside, to nobody outside. A stage
+/// that ends before it unshares (a setup failure) is left to say why.
+pub fn map_when_unshared(pid: u32) {
+    if !geteuid().is_root() {
+        return;
+    }
+    let ours = std::fs::read_link("/proc/self/ns/user").ok();
+    let began = Instant::now();
+    while began.elapsed() < MAP_WAIT {
+        match std::fs::read_link(format!("/proc/{pid}/ns/user")) {
+            Ok(theirs) if Some(&theirs) != ours.as_ref() => {
+                let map = format!("0 0 1\n{BOT_ID} {HOST_NOBODY} 1\n");
+                let _ = std::fs::write(format!("/proc/{pid}/gid_map"), &map);
+                let _ = std::fs::write(format!("/proc/{pid}/uid_map"), &map);
+                return;
+            }
+            Ok(_) => std::thread::sleep(MAP_POLL),
+            Err(_) => return,
+        }
+    }
 }
