@@ -763,8 +763,11 @@ fn running_as_root() -> bool {
 #[test]
 fn a_bot_cannot_read_its_contests_config_a_root_only_file_cgroups_or_the_load() {
     for game in GAMES {
-        // Where a contest keeps its bots: not /tmp, which the bot's own replaces.
-        let contest = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR")).unwrap();
+        // Where a contest keeps its bots: not /tmp, which the bot's own replaces; as a
+        // user who cannot write the build's folder (CI's unprivileged run), its home.
+        let contest = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+            .or_else(|_| tempfile::tempdir_in(std::env::var("HOME").unwrap_or_default()))
+            .unwrap();
         let bin = contest.path().join("bin");
         std::fs::create_dir(&bin).unwrap();
         std::fs::copy(fixture(), bin.join("bot.py")).unwrap();

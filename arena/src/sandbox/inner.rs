@@ -19,7 +19,7 @@ use nix::sys::signal::Signal;
 use nix::sys::wait::{WaitStatus, wait};
 use nix::unistd::{Gid, Pid, Uid, getuid, setgroups, setresgid, setresuid};
 
-use super::outer::{BOT_ID, SETUP_FAILED, release_pipes};
+use super::outer::{BOT_ID, SETUP_FAILED, dev_null, release_pipes};
 use super::{Layer, SandboxArgs, fail, filter, view};
 
 /// The newest Landlock ABI this code asks for; older kernels get what they support.
@@ -38,6 +38,7 @@ pub fn run(args: SandboxArgs) -> Result<()> {
             std::process::exit(SETUP_FAILED);
         }
     };
+    let null = dev_null()?;
     let bot = Command::new(program)
         .args(rest)
         .current_dir(&workdir)
@@ -45,7 +46,7 @@ pub fn run(args: SandboxArgs) -> Result<()> {
         .with_context(|| format!("executing {program}"))?;
     // The pipes are the bot's alone: a bot that closes its stdout is seen as gone at
     // once, not after its call's time runs out.
-    release_pipes();
+    release_pipes(&null);
     let bot = Pid::from_raw(i32::try_from(bot.id()).context("pid")?);
     loop {
         match wait() {

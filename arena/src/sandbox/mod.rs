@@ -301,7 +301,7 @@ pub fn launch_args(
 /// program it finds on `PATH` (`/root/.pyenv` for `python3` at
 /// `/root/.pyenv/shims/python3`) and the folder of each file it names by path. A file
 /// named by path grants its own folder only, never the one above (`contest/bin/bot`
-/// does not open `contest/`).
+/// does not open `contest/`); a socket, pipe or device grants nothing.
 pub fn read_paths_for(command: &str) -> Vec<PathBuf> {
     let path_dirs: Vec<PathBuf> = std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).collect())
@@ -322,7 +322,11 @@ pub fn read_paths_for(command: &str) -> Vec<PathBuf> {
         } else {
             (None, false)
         };
-        let Some(found) = found.filter(|p| p.exists()) else {
+        // Only programs, scripts, data files and folders: a socket, a pipe or a device
+        // named on the command line opens nothing (its folder would let the bot connect).
+        let Some(found) = found.filter(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.file_type().is_file() || m.file_type().is_dir())
+        }) else {
             continue;
         };
         for p in [

@@ -37,10 +37,11 @@ pub fn run(args: SandboxArgs) -> Result<()> {
         }
     };
     let mut inner = inner;
+    let null = dev_null()?;
     let mut child = inner.spawn().context("starting the inner sandbox")?;
     // The pipes are the bot's: once it is gone, the arena reads EOF at once, not after
     // this stage has cleaned up.
-    release_pipes();
+    release_pipes(&null);
     let status = child.wait().context("waiting for the inner sandbox")?;
     // The inner stage is pid 1 of its namespace and cannot die by its own signal: it
     // exits with 128 + the bot's signal, as a shell does.
@@ -63,16 +64,21 @@ pub fn run(args: SandboxArgs) -> Result<()> {
     }
 }
 
-/// Points this process's stdin and stdout at /dev/null.
-pub fn release_pipes() {
-    if let Ok(null) = std::fs::File::options()
+/// /dev/null, opened before the inner stage starts: its `pivot_root` moves the root of
+/// every process of the mount namespace, this one's too, and while it builds the view
+/// there is no /dev/null to open.
+pub fn dev_null() -> Result<std::fs::File> {
+    std::fs::File::options()
         .read(true)
         .write(true)
         .open("/dev/null")
-    {
-        let _ = nix::unistd::dup2_stdin(&null);
-        let _ = nix::unistd::dup2_stdout(&null);
-    }
+        .context("opening /dev/null")
+}
+
+/// Points this process's stdin and stdout at `null`.
+pub fn release_pipes(null: &std::fs::File) {
+    let _ = nix::unistd::dup2_stdin(null);
+    let _ = nix::unistd::dup2_stdout(null);
 }
 
 /// Everything before the inner stage starts; the inner stage's command.
