@@ -68,6 +68,10 @@ fn setup(args: &SandboxArgs) -> Result<PathBuf> {
             "the inner stage is not pid 1 of a new PID namespace",
         ));
     }
+    // Its own cgroup namespace, here rather than in the outer stage, which leaves the
+    // freezer's cgroup once this stage is in it (a namespace root would stop it).
+    unshare(CloneFlags::CLONE_NEWCGROUP)
+        .map_err(|e| fail(Layer::Pid, format!("a cgroup namespace: {e}")))?;
     let workdir = args.rw.clone().context("__sandbox needs --rw")?;
     view::build(&view::Plan {
         workdir: &workdir,

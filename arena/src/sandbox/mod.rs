@@ -4,9 +4,11 @@
 //! - The arena makes the bot's cgroups ([`cgroup`]: memory, pids, cpu, freezer) and
 //!   starts the outer stage.
 //! - [`outer`]: a new session, only fds 0-2, joins the cgroups, unshares user, PID,
-//!   network, IPC, mount, UTS and cgroup namespaces (as root, a helper maps the bot to
-//!   an unprivileged host user) and starts the inner stage.
-//! - [`inner`]: pid 1 of the new PID namespace. It builds the bot's filesystem view
+//!   network, IPC, mount and UTS namespaces (as root, the arena writes the maps, which
+//!   make the bot's user nobody outside) and starts the inner stage, then leaves the
+//!   freezer's cgroup.
+//! - [`inner`]: pid 1 of the new PID namespace, in a cgroup namespace of its own. It
+//!   builds the bot's filesystem view
 //!   ([`view`]: pivot_root into a tmpfs of read-only system folders and program files, a
 //!   private `/dev`, `/dev/shm`, `/tmp` and working folder), drops to an unprivileged
 //!   user, applies Landlock and the seccomp filter ([`filter`]) and starts the bot.

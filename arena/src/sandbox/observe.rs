@@ -267,7 +267,12 @@ fn probe_in(exe: &Path, policy: &Policy, run_dir: &Path, workdir: &Path) -> Resu
         cgroup.thaw();
         seen
     };
-    let inside = cgroup.holds(outer);
+    // The inner stage, pid 1 of the probe's namespace, holds every cgroup of the set
+    // (the outer stage leaves the freezer's once it has started it).
+    let inner = std::fs::read_to_string(format!("/proc/{outer}/task/{outer}/children"))
+        .ok()
+        .and_then(|c| c.split_whitespace().next()?.parse().ok());
+    let inside = inner.is_some_and(|pid| cgroup.holds(pid));
     let held = |layer: Layer| inside && cgroup.layers().contains(&layer);
     drop(child.stdin.take());
     let _ = child.wait();

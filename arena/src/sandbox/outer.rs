@@ -5,6 +5,7 @@
 //! and every process of a PID namespace dies with its pid 1).
 
 use std::os::unix::process::ExitStatusExt;
+use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -29,8 +30,8 @@ pub fn run(args: SandboxArgs) -> Result<()> {
     if args.command.is_empty() {
         bail!("__sandbox needs a command after --");
     }
-    let inner = match setup(&args) {
-        Ok(inner) => inner,
+    let (inner, leave_freezer) = match setup(&args) {
+        Ok(setup) => setup,
         Err(e) => {
             eprintln!("arena sandbox: {e:#}");
             std::process::exit(SETUP_FAILED);
@@ -39,6 +40,9 @@ pub fn run(args: SandboxArgs) -> Result<()> {
     let mut inner = inner;
     let null = dev_null()?;
     let mut child = inner.spawn().context("starting the inner sandbox")?;
+    if let Some(mut procs) = leave_freezer {
+        let _ = std::io::Write::write_all(&mut procs, std::process::id().to_string().as_bytes());
+    }
     // The pipes are the bot's: once it is gone, the arena reads EOF at once, not after
     // this stage has cleaned up.
     release_pipes(&null);
@@ -82,18 +86,32 @@ pub fn release_pipes(null: &std::fs::File) {
 }
 
 /// Everything before the inner stage starts; the inner stage's command.
-fn setup(args: &SandboxArgs) -> Result<Command> {
+fn setup(args: &SandboxArgs) -> Result<(Command, Option<std::fs::File>)> {
     let exe = std::env::current_exe().context("finding the arena binary")?;
     // A session of its own: no controlling terminal to open or push input into, and a
     // Ctrl-C at the operator's terminal reaches the arena, not the bot.
     nix::unistd::setsid().map_err(|e| fail(Layer::Session, format!("setsid: {e}")))?;
     close_inherited_fds().map_err(|e| fail(Layer::Session, e))?;
+    let mut leave_freezer = None;
     for join in &args.join {
         let (layer, file) = parse_join(join)?;
-        if let Err(e) = std::fs::write(&file, std::process::id().to_string())
-            && !args.without.contains(&layer)
-        {
-            return Err(fail(layer, format!("joining {}: {e}", file.display())));
+        match std::fs::write(&file, std::process::id().to_string()) {
+            Err(e) if !args.without.contains(&layer) => {
+                return Err(fail(layer, format!("joining {}: {e}", file.display())));
+            }
+            // The freezer need not wake this stage at every call: once the inner stage
+            // has started in it, this one moves back to the arena's freezer cgroup,
+            // through a file opened now (the inner stage's pivot_root will have moved
+            // this process's root by then).
+            Ok(()) if layer == Layer::Freezer => {
+                leave_freezer = file.parent().and_then(Path::parent).and_then(|up| {
+                    std::fs::File::options()
+                        .write(true)
+                        .open(up.join("cgroup.procs"))
+                        .ok()
+                });
+            }
+            _ => {}
         }
     }
     // Read before unsharing: inside, until mapped, every id reads as the overflow id.
@@ -103,8 +121,7 @@ fn setup(args: &SandboxArgs) -> Result<Command> {
         | CloneFlags::CLONE_NEWPID
         | CloneFlags::CLONE_NEWIPC
         | CloneFlags::CLONE_NEWNS
-        | CloneFlags::CLONE_NEWUTS
-        | CloneFlags::CLONE_NEWCGROUP;
+        | CloneFlags::CLONE_NEWUTS;
     if !args.network {
         flags |= CloneFlags::CLONE_NEWNET;
     }
@@ -158,7 +175,7 @@ fn setup(args: &SandboxArgs) -> Result<Command> {
         inner.arg("--without").arg(layer.id());
     }
     inner.arg("--").args(&args.command);
-    Ok(inner)
+    Ok((inner, leave_freezer))
 }
 
 /// Closes every fd but 0-2: the arena's own are close-on-exec, but a shell may have
