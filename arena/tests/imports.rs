@@ -179,6 +179,31 @@ fn no_file_imports_another_that_imports_it_back() {
     }
 }
 
+/// The sandbox sits below the external-agent runtime (`docs/architecture.md`): it takes a
+/// `Policy` built by `external/`, never the config's `Limits` or the plan, so the two
+/// folders cannot import each other back.
+#[test]
+fn the_sandbox_imports_neither_the_runtime_nor_the_plan() {
+    let edges = import_graph(&Path::new(env!("CARGO_MANIFEST_DIR")).join("src"));
+    let sandbox: Vec<_> = edges.keys().filter(|m| m.starts_with("sandbox")).collect();
+    assert!(sandbox.len() > 5, "the sandbox's files: {sandbox:?}");
+    for module in sandbox {
+        for target in &edges[module] {
+            assert!(
+                !["external", "plan", "config", "task", "engine"]
+                    .iter()
+                    .any(|above| target == above || target.starts_with(&format!("{above}::"))),
+                "{module} imports {target}"
+            );
+        }
+    }
+    let runtime = &edges["external::process"];
+    assert!(
+        runtime.iter().any(|t| t.starts_with("sandbox")),
+        "{runtime:?}"
+    );
+}
+
 #[test]
 fn a_planted_circle_is_found() {
     let dir = std::env::temp_dir().join(format!("arena-imports-{}", std::process::id()));
