@@ -6,6 +6,7 @@ pub mod cli;
 pub mod config;
 pub mod engine;
 pub mod external;
+pub mod league;
 pub mod plan;
 pub mod record;
 pub mod report;

@@ -1,6 +1,7 @@
 //! The command line: argument types, and for each subcommand the call into the library.
 //! Nothing here plays, writes or renders by itself.
 
+mod league;
 mod puzzles;
 mod run;
 mod tools;
@@ -64,6 +65,9 @@ pub enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// A league that keeps playing while bots are added: candidates judged by a GSPRT,
+    /// standings, a live page (docs/league.md).
+    League(league::LeagueArgs),
     /// Internal: confine this process (namespaces, limits, Landlock), then become an
     /// external agent.
     #[command(name = "__sandbox", hide = true)]
@@ -86,6 +90,7 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Gen(args) => puzzles::generate(args),
         Command::Score(args) => puzzles::score(args),
         Command::Vis(args) => puzzles::visualize(args),
+        Command::League(args) => league::run(args),
         Command::Doctor { json } => crate::sandbox::doctor(json),
         Command::Sandbox(args) => crate::sandbox::run(args),
     }

@@ -1,0 +1,233 @@
+//! `arena league …`: the arguments, and the call into `crate::league` for each.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::{Result, bail};
+use clap::{Args, Subcommand, ValueEnum};
+
+use super::emit;
+use crate::league::{self, League, LeagueConfig};
+use crate::plan::SprtConfig;
+
+#[derive(Args, Debug)]
+pub struct LeagueArgs {
+    #[command(subcommand)]
+    pub command: LeagueCommand,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum LeagueCommand {
+    /// Make a league in DIR: its config (game, cases, seed, verdict bounds) and database.
+    Init(InitArgs),
+    /// Add a bot (a candidate unless --benchmark); an exec: bot's files are copied in.
+    Add(AddArgs),
+    /// Make a candidate a benchmark.
+    Promote(NameArgs),
+    /// Stop a candidate's evaluation (a benchmark leaves the pool).
+    Reject(NameArgs),
+    /// Retire a bot: it plays no more and leaves the standings (its games stay).
+    Archive(ArchiveArgs),
+    /// Rename a bot (its games are kept: they are stored by bot, not by name).
+    Rename(RenameArgs),
+    /// Play until stopped (Ctrl-C), candidates first; resumes where it stopped.
+    Run(LeagueRunArgs),
+    /// Standings with intervals, candidates' verdicts, the cross table.
+    Show(ShowArgs),
+    /// Each pair's games as a run directory (games.csv, summary.csv, …) for arena
+    /// verify, report and replay.
+    Export(ExportArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct InitArgs {
+    pub dir: PathBuf,
+    #[arg(long, value_parser = crate::task::parse_name)]
+    pub game: String,
+    /// Cases, as in a config (`"5,4 9,7"`, `all`); default: the game's default cases.
+    #[arg(long)]
+    pub cases: Option<String>,
+    /// A number, or `random` (drawn once and stored).
+    #[arg(long, default_value = "random")]
+    pub seed: String,
+    /// The verdicts' GSPRT: H0 Elo (logistic) …
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true)]
+    pub elo0: f64,
+    /// … against H1 Elo, over the strongest benchmark.
+    #[arg(long, default_value_t = 10.0, allow_hyphen_values = true)]
+    pub elo1: f64,
+    #[arg(long, default_value_t = 0.05)]
+    pub alpha: f64,
+    #[arg(long, default_value_t = 0.05)]
+    pub beta: f64,
+}
+
+#[derive(Args, Debug)]
+pub struct AddArgs {
+    pub dir: PathBuf,
+    pub name: String,
+    /// A built-in (`greedy`, `pimc:k=30`) or `exec:<command line>`, as for `arena match`.
+    pub spec: String,
+    #[arg(long)]
+    pub benchmark: bool,
+    /// Run this once with `sh -c` in the bot's copy; a failure marks the bot failed.
+    #[arg(long)]
+    pub build: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct NameArgs {
+    pub dir: PathBuf,
+    pub name: String,
+}
+
+#[derive(Args, Debug)]
+pub struct ArchiveArgs {
+    pub dir: PathBuf,
+    pub name: String,
+    /// Bring an archived bot back.
+    #[arg(long)]
+    pub undo: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct RenameArgs {
+    pub dir: PathBuf,
+    pub name: String,
+    pub new_name: String,
+}
+
+#[derive(Args, Debug)]
+pub struct LeagueRunArgs {
+    pub dir: PathBuf,
+    /// Games played at once (default: one per core); never changes a game.
+    #[arg(long, default_value_t = 0)]
+    pub concurrency: usize,
+    /// Serve the live page at this address (e.g. 127.0.0.1:8080).
+    #[arg(long)]
+    pub serve: Option<SocketAddr>,
+    /// Required for a --serve address other than loopback; requests must carry it.
+    #[arg(long)]
+    pub token: Option<String>,
+    /// Stop after recording this many games.
+    #[arg(long)]
+    pub games: Option<u64>,
+    /// Stop once every candidate has its verdict.
+    #[arg(long)]
+    pub until_decided: bool,
+    /// No progress lines.
+    #[arg(long, short)]
+    pub quiet: bool,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum Format {
+    Table,
+    Csv,
+    Json,
+}
+
+#[derive(Args, Debug)]
+pub struct ShowArgs {
+    pub dir: PathBuf,
+    #[arg(long, value_enum, default_value_t = Format::Table)]
+    pub format: Format,
+}
+
+#[derive(Args, Debug)]
+pub struct ExportArgs {
+    pub dir: PathBuf,
+    pub out: PathBuf,
+    /// Only the games of these two bots, as one run directory in OUT.
+    #[arg(long, num_args = 2, value_names = ["A", "B"])]
+    pub pair: Option<Vec<String>>,
+}
+
+pub fn run(args: LeagueArgs) -> Result<()> {
+    match args.command {
+        LeagueCommand::Init(a) => init(a),
+        LeagueCommand::Add(a) => {
+            let l = League::open(&a.dir)?;
+            let added = league::bots::add(&l, &a.name, &a.spec, a.benchmark, a.build.as_deref())?;
+            match added.failed {
+                Some(log) => bail!("bot {:?} failed its build and will not play:\n{log}", a.name),
+                None => emit(&format!(
+                    "added {:?} as {} ({})\n",
+                    a.name,
+                    if a.benchmark { "a benchmark" } else { "a candidate" },
+                    added.spec
+                )),
+            }
+        }
+        LeagueCommand::Promote(a) => league::bots::promote(&League::open(&a.dir)?, &a.name),
+        LeagueCommand::Reject(a) => league::bots::reject(&League::open(&a.dir)?, &a.name),
+        LeagueCommand::Archive(a) => league::bots::archive(&League::open(&a.dir)?, &a.name, a.undo),
+        LeagueCommand::Rename(a) => {
+            league::bots::rename(&League::open(&a.dir)?, &a.name, &a.new_name)
+        }
+        LeagueCommand::Run(a) => {
+            league::run::run(
+                &a.dir,
+                &league::run::Options {
+                    concurrency: a.concurrency,
+                    games: a.games,
+                    until_decided: a.until_decided,
+                    serve: a.serve,
+                    token: a.token,
+                    quiet: a.quiet,
+                },
+            )?;
+            Ok(())
+        }
+        LeagueCommand::Show(a) => {
+            let s = league::standings::standings(&League::open_read(&a.dir)?)?;
+            emit(&match a.format {
+                Format::Table => league::standings::table(&s),
+                Format::Csv => league::standings::csv(&s),
+                Format::Json => serde_json::to_string_pretty(&s)? + "\n",
+            })
+        }
+        LeagueCommand::Export(a) => {
+            let l = League::open_read(&a.dir)?;
+            let pair = a.pair.as_ref().map(|p| (p[0].as_str(), p[1].as_str()));
+            let done = league::export::export(&l, &a.out, pair)?;
+            let mut text = String::new();
+            for e in &done {
+                text.push_str(&format!(
+                    "{}: {} vs {}, {} games\n",
+                    e.dir.display(),
+                    e.a,
+                    e.b,
+                    e.games
+                ));
+            }
+            emit(&text)
+        }
+    }
+}
+
+fn init(a: InitArgs) -> Result<()> {
+    let path = a.dir.join(league::CONFIG);
+    if path.exists() {
+        bail!("{} already holds a league", a.dir.display());
+    }
+    let sprt = SprtConfig {
+        elo0: a.elo0,
+        elo1: a.elo1,
+        alpha: a.alpha,
+        beta: a.beta,
+    };
+    sprt.sprt()?;
+    let config = LeagueConfig::new(&a.game, a.cases.as_deref(), &a.seed, sprt)?;
+    std::fs::create_dir_all(&a.dir)?;
+    crate::rundir::write_atomic(&path, &config.to_toml()?)?;
+    League::open(&a.dir)?;
+    emit(&format!(
+        "league in {}: {}, {} case{}, seed {}\n",
+        a.dir.display(),
+        config.game,
+        config.cases.len(),
+        if config.cases.len() == 1 { "" } else { "s" },
+        config.seed
+    ))
+}

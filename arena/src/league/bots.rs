@@ -1,0 +1,231 @@
+//! Bots: added with their program files copied into the league (a registered version
+//! never changes while its author edits the working copy), built once, and moved
+//! between roles by their author (promote, reject, archive, rename) while `run` runs:
+//! the run loop reads the bot table before every batch.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use agents::Spec;
+use anyhow::{Context, Result, bail};
+
+use super::store::{BotId, Role, State};
+use super::{BOTS, League};
+
+/// The longest bot name, in characters.
+pub const NAME_MAX: usize = 64;
+
+/// How long a `--build` may run.
+pub const BUILD_LIMIT: Duration = Duration::from_secs(600);
+
+/// The most of a build's output kept in its log.
+const LOG_MAX: usize = 64 * 1024;
+
+/// A name the league can show and export: any printable text (the page escapes it).
+pub fn check_name(name: &str) -> Result<()> {
+    if name.trim().is_empty() {
+        bail!("a bot name cannot be empty");
+    }
+    if name.chars().count() > NAME_MAX {
+        bail!("bot name {name:?} is longer than {NAME_MAX} characters");
+    }
+    if name.chars().any(char::is_control) {
+        bail!("bot name {name:?} holds a control character");
+    }
+    Ok(())
+}
+
+/// What `add` did.
+pub struct Added {
+    pub id: BotId,
+    pub spec: String,
+    pub failed: Option<String>,
+}
+
+/// `arena league add`: registers `spec` as `name`, copying its program files and
+/// building the copy when `build` is given.
+pub fn add(league: &League, name: &str, spec: &str, benchmark: bool, build: Option<&str>) -> Result<Added> {
+    check_name(name)?;
+    let parsed: Spec = spec
+        .parse()
+        .map_err(|e: agents::SpecError| anyhow::anyhow!("{e}"))?;
+    let task = crate::task::lookup(&league.config.game)?;
+    task.check_agent(&parsed)?;
+    let (role, state) = if benchmark {
+        (Role::Benchmark, State::Active)
+    } else {
+        (Role::Candidate, State::Running)
+    };
+    // Registered first (the name is taken at once), as failed until its files are in
+    // place: a run that reads the table meanwhile never plays a half-copied bot.
+    let id = league
+        .store
+        .add_bot(name, spec, role, State::Failed)?;
+    let folder = league.dir.join(BOTS).join(id.to_string());
+    let copied = match &parsed {
+        Spec::Exec { command } => match copy_program(command, &folder) {
+            Ok(c) => c,
+            Err(e) => {
+                league.store.set_failed(id, &format!("copying its files: {e:#}"))?;
+                return Err(e.context(format!("bot {name:?} is recorded as failed")));
+            }
+        },
+        Spec::Builtin { .. } => spec.to_owned(),
+    };
+    league.store.set_spec(id, &copied)?;
+    if let Some(cmd) = build {
+        std::fs::create_dir_all(&folder)?;
+        let (ok, log) = run_build(cmd, &folder, &league.config.limits)?;
+        if !ok {
+            league.store.set_failed(id, &log)?;
+            return Ok(Added {
+                id,
+                spec: copied,
+                failed: Some(log),
+            });
+        }
+        league.store.set_build_log(id, &log)?;
+    }
+    league.store.set_role(id, role, state)?;
+    Ok(Added {
+        id,
+        spec: copied,
+        failed: None,
+    })
+}
+
+/// Copies every file or folder a relative path of `command` names into `folder`, and
+/// returns the spec with those paths pointing at the copies. Absolute paths (a system
+/// interpreter) stay as they are. Tokens are split as `external::absolutize` splits them.
+fn copy_program(command: &str, folder: &Path) -> Result<String> {
+    std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
+    let folder = std::path::absolute(folder)?;
+    let mut before_program = true;
+    let mut out = Vec::new();
+    for token in command.split(' ') {
+        let path = Path::new(token);
+        let program = before_program && !token.is_empty();
+        before_program &= token.is_empty();
+        let names_a_path = if program {
+            token.contains('/') && path.is_file()
+        } else {
+            path.exists()
+        };
+        if token.is_empty() || token.starts_with('-') || !path.is_relative() || !names_a_path {
+            out.push(token.to_owned());
+            continue;
+        }
+        let base = path
+            .file_name()
+            .map_or_else(|| PathBuf::from("program"), PathBuf::from);
+        let target = folder.join(&base);
+        copy_tree(path, &target).with_context(|| format!("copying {token}"))?;
+        out.push(target.display().to_string());
+    }
+    Ok(format!("exec:{}", out.join(" ")))
+}
+
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    if from.is_dir() {
+        std::fs::create_dir_all(to)?;
+        for entry in std::fs::read_dir(from)? {
+            let entry = entry?;
+            copy_tree(&entry.path(), &to.join(entry.file_name()))?;
+        }
+    } else {
+        std::fs::copy(from, to)?;
+    }
+    Ok(())
+}
+
+/// Runs `cmd` with `sh -c` in `folder` (the bot's copy), under a time limit and the
+/// league's memory limit; returns whether it succeeded and its output.
+fn run_build(cmd: &str, folder: &Path, limits: &crate::external::Limits) -> Result<(bool, String)> {
+    let memory = limits.memory_mb.saturating_mul(1024);
+    // ulimit -v caps the build's address space as the sandbox caps the bot's.
+    let script = format!("ulimit -v {memory} 2>/dev/null; exec sh -c \"$1\"");
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(script)
+        .arg("build")
+        .arg(cmd)
+        .current_dir(folder)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .with_context(|| format!("starting the build {cmd:?}"))?;
+    let began = Instant::now();
+    let (out_tx, out_rx) = std::sync::mpsc::channel();
+    for stream in [
+        child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let tx = out_tx.clone();
+        std::thread::spawn(move || {
+            let mut buf = Vec::new();
+            let _ = std::io::Read::read_to_end(&mut std::io::Read::take(stream, LOG_MAX as u64), &mut buf);
+            let _ = tx.send(buf);
+        });
+    }
+    drop(out_tx);
+    let status = loop {
+        if let Some(status) = child.try_wait()? {
+            break Some(status);
+        }
+        if began.elapsed() > BUILD_LIMIT {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut log = String::new();
+    for part in out_rx.iter() {
+        log.push_str(&String::from_utf8_lossy(&part));
+    }
+    match status {
+        Some(s) if s.success() => Ok((true, log)),
+        Some(s) => Ok((false, format!("build {cmd:?} failed ({s}):\n{log}"))),
+        None => Ok((
+            false,
+            format!("build {cmd:?} ran past {} s and was stopped:\n{log}", BUILD_LIMIT.as_secs()),
+        )),
+    }
+}
+
+/// `promote`: a candidate joins the benchmarks (its author's decision, whatever its verdict).
+pub fn promote(league: &League, name: &str) -> Result<()> {
+    let bot = league.store.bot(name)?;
+    if bot.state == State::Failed {
+        bail!("bot {name:?} failed its build; add a fixed version instead");
+    }
+    if bot.role == Role::Benchmark {
+        bail!("bot {name:?} is a benchmark already");
+    }
+    league.store.set_role(bot.id, Role::Benchmark, State::Active)
+}
+
+/// `reject`: a candidate stops being evaluated (a benchmark becomes a rejected candidate:
+/// it leaves the pool).
+pub fn reject(league: &League, name: &str) -> Result<()> {
+    let bot = league.store.bot(name)?;
+    league.store.set_role(bot.id, Role::Candidate, State::Rejected)
+}
+
+/// `archive`: the bot plays no more and leaves the standings; its games stay.
+pub fn archive(league: &League, name: &str, undo: bool) -> Result<()> {
+    let bot = league.store.bot(name)?;
+    league.store.set_archived(bot.id, !undo)
+}
+
+/// `rename`: only the name changes (games are stored by bot id).
+pub fn rename(league: &League, old: &str, new: &str) -> Result<()> {
+    check_name(new)?;
+    let bot = league.store.bot(old)?;
+    league.store.rename(bot.id, new)
+}

@@ -1,0 +1,205 @@
+// The league page: every element is built with textContent, never markup from data,
+// so a bot's name shows as text whatever it holds.
+"use strict";
+(function () {
+  const token = new URLSearchParams(location.search).get("token");
+  const $ = (id) => document.getElementById(id);
+  const status = $("status");
+
+  function url(path, params) {
+    const q = new URLSearchParams(params || {});
+    if (token) q.set("token", token);
+    const s = q.toString();
+    return path + (s ? "?" + s : "");
+  }
+  function el(tag, text, cls) {
+    const e = document.createElement(tag);
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    if (cls) e.className = cls;
+    return e;
+  }
+  function row(cells) {
+    const tr = document.createElement("tr");
+    for (const c of cells) tr.appendChild(c instanceof Node ? c : el("td", c));
+    return tr;
+  }
+  function fill(tbody, rows) {
+    tbody.replaceChildren(...rows);
+  }
+  function signed(x) {
+    return (x >= 0 ? "+" : "") + x.toFixed(1);
+  }
+  function filters() {
+    const f = {};
+    for (const k of ["case", "seat", "bot"]) {
+      const v = $("f-" + k).value;
+      if (v) f[k] = v;
+    }
+    return f;
+  }
+  function options(select, values) {
+    const keep = select.value;
+    const have = Array.from(select.options).slice(1).map((o) => o.value);
+    if (have.length === values.length && have.every((v, i) => v === values[i])) return;
+    select.replaceChildren(select.options[0]);
+    for (const v of values) {
+      const o = el("option", v);
+      o.value = v;
+      select.appendChild(o);
+    }
+    select.value = values.includes(keep) ? keep : "";
+  }
+
+  function standings(s) {
+    const lo = Math.min(-50, ...s.rows.map((r) => r.elo_low));
+    const hi = Math.max(50, ...s.rows.map((r) => r.elo_high));
+    const x = (e) => (100 * (e - lo)) / (hi - lo);
+    fill($("standings").tBodies[0], s.rows.map((r) => {
+      const bar = el("span", null, "bar");
+      const span = el("span");
+      span.style.left = x(r.elo_low) + "%";
+      span.style.width = Math.max(1, x(r.elo_high) - x(r.elo_low)) + "%";
+      const dot = el("i");
+      dot.style.left = x(r.elo) + "%";
+      bar.append(span, dot);
+      const cell = el("td");
+      cell.appendChild(bar);
+      return row([r.rank, el("td", r.bot, "name"), el("td", r.role, "name"),
+        el("td", r.state, "name " + r.state), r.games, r.score.toFixed(1), signed(r.elo),
+        "[" + signed(r.elo_low) + ", " + signed(r.elo_high) + "]", cell]);
+    }));
+  }
+
+  function path(points, lower, upper) {
+    const ns = "http://www.w3.org/2000/svg";
+    const w = 180, h = 40;
+    const svg = document.createElementNS(ns, "svg");
+    svg.setAttribute("width", w);
+    svg.setAttribute("height", h);
+    const maxX = Math.max(1, ...points.map((p) => p[0]));
+    const span = Math.max(upper, -lower, ...points.map((p) => Math.abs(p[1])));
+    const y = (v) => h / 2 - (v / span) * (h / 2 - 2);
+    for (const b of [lower, upper]) {
+      const l = document.createElementNS(ns, "line");
+      l.setAttribute("x1", 0); l.setAttribute("x2", w);
+      l.setAttribute("y1", y(b)); l.setAttribute("y2", y(b));
+      l.setAttribute("stroke", "#bbb"); l.setAttribute("stroke-dasharray", "3 3");
+      svg.appendChild(l);
+    }
+    if (points.length) {
+      const p = document.createElementNS(ns, "polyline");
+      p.setAttribute("points", points.map((q) => ((q[0] / maxX) * (w - 2)).toFixed(1) + "," + y(q[1]).toFixed(1)).join(" "));
+      p.setAttribute("fill", "none");
+      p.setAttribute("stroke", "#3060c0");
+      svg.appendChild(p);
+    }
+    const cell = el("td", null, "name");
+    cell.appendChild(svg);
+    return cell;
+  }
+
+  function candidates(s) {
+    const t = s.sprt;
+    $("sprt").textContent = "logistic Elo " + t.elo0 + " vs " + t.elo1 + ", alpha " + t.alpha +
+      ", beta " + t.beta + "; LLR bounds [" + t.lower.toFixed(2) + ", " + t.upper.toFixed(2) +
+      "]; strongest benchmark: " + (t.against === null ? "none yet" : t.against);
+    fill($("candidates").tBodies[0], s.candidates.map((c) => row([
+      el("td", c.bot, "name"), el("td", c.state, "name verdict " + c.state),
+      c.llr === null ? "-" : c.llr.toFixed(2), c.pairs, el("td", c.against === null ? "-" : c.against, "name"),
+      path(c.path, t.lower, t.upper)])));
+  }
+
+  function heat(td, score) {
+    const a = Math.min(1, Math.abs(score - 50) / 50);
+    td.style.background = score >= 50 ? "rgba(30,140,60," + a + ")" : "rgba(190,30,40," + a + ")";
+  }
+
+  function cross(s) {
+    const head = row([el("th", "", "name"), ...s.cross.bots.map((b, i) => el("th", "#" + (i + 1) + " " + b))]);
+    $("cross").tHead.replaceChildren(head);
+    fill($("cross").tBodies[0], s.cross.cells.map((cells, i) => row([
+      el("td", "#" + (i + 1) + " " + s.cross.bots[i], "name"),
+      ...cells.map((c) => {
+        if (c === null) return el("td", "–");
+        const td = el("td", c.score.toFixed(1) + " (" + c.games + ")");
+        heat(td, c.score);
+        return td;
+      })])));
+  }
+
+  function heatmap(h) {
+    $("heatmap").tHead.replaceChildren(row([el("th", "pair", "name"), ...h.cases.map((c) => el("th", c))]));
+    fill($("heatmap").tBodies[0], h.rows.map((r) => row([
+      el("td", r.a + " vs " + r.b, "name"),
+      ...r.cells.map((c) => {
+        if (c === null) return el("td", "–", "heat");
+        const td = el("td", c.score.toFixed(0), "heat");
+        td.title = c.games + " games";
+        heat(td, c.score);
+        return td;
+      })])));
+  }
+
+  function recent(games) {
+    fill($("recent").tBodies[0], games.map((g) => {
+      const b = el("button", "view");
+      b.addEventListener("click", () => view(g));
+      const td = el("td");
+      td.appendChild(b);
+      return row([g.seq, el("td", g.case, "name"), g.deal, g.seat, el("td", g.a, "name"),
+        el("td", g.b, "name"), g.score_a, el("td", g.termination + (g.forfeit ? " (" + g.forfeit + ")" : ""), "name"), td]);
+    }));
+  }
+
+  function view(g) {
+    $("viewer").textContent = "replaying…";
+    fetch(url("/api/game", { a: g.a_id, b: g.b_id, g: g.g, seat: g.seat }))
+      .then((r) => r.json())
+      .then((v) => {
+        $("viewer-title").textContent = v.error ? "Game viewer" : v.title;
+        $("viewer").textContent = v.error ? v.error : v.text;
+      })
+      .catch((e) => { $("viewer").textContent = String(e); });
+  }
+
+  let busy = false, again = false;
+  function refresh() {
+    if (busy) { again = true; return; }
+    busy = true;
+    fetch(url("/api/state", filters()))
+      .then((r) => r.json())
+      .then((v) => {
+        if (v.error) throw new Error(v.error);
+        const s = v.standings;
+        options($("f-case"), s.cases);
+        options($("f-bot"), v.bots);
+        standings(s);
+        candidates(s);
+        cross(s);
+        heatmap(v.heatmap);
+        recent(v.recent);
+        status.textContent = s.game + " league, " + s.cases.length + " cases, seed " + s.seed + ": " +
+          s.games + " games (updated " + new Date().toLocaleTimeString() + ")";
+        status.dataset.status = "ok";
+      })
+      .catch((e) => {
+        status.textContent = "could not load the league: " + e.message;
+        status.dataset.status = "error";
+      })
+      .finally(() => {
+        busy = false;
+        if (again) { again = false; refresh(); }
+      });
+  }
+
+  for (const k of ["case", "seat", "bot"]) $("f-" + k).addEventListener("change", refresh);
+  refresh();
+  // Live: server-sent events when the league changes; polling where they fail.
+  if (window.EventSource) {
+    const events = new EventSource(url("/events"));
+    events.onmessage = refresh;
+    events.onerror = () => { events.close(); setInterval(refresh, 3000); };
+  } else {
+    setInterval(refresh, 3000);
+  }
+})();

@@ -1,0 +1,338 @@
+//! `arena league show` and the page's numbers: Bradley–Terry standings with bootstrap
+//! intervals (`stats::bradley_terry::rate`, as a round robin's report), each candidate's
+//! state and verdict, and the cross table. Read from the aggregates only, so the cost
+//! does not grow with the games stored.
+
+use std::collections::HashMap;
+use std::fmt::Write as _;
+
+use anyhow::Result;
+use serde::Serialize;
+
+use super::League;
+use super::store::{Bot, BotId, PairStats, Role, State};
+use super::verdict::{Table, strongest_benchmark};
+use crate::rundir::results::csv_cell;
+use crate::stats::bradley_terry;
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Standings {
+    pub game: String,
+    pub cases: Vec<String>,
+    pub seed: u64,
+    pub games: u64,
+    pub sprt: SprtFacts,
+    pub rows: Vec<Row>,
+    pub candidates: Vec<Candidate>,
+    pub cross: Cross,
+    /// Bots that play no more (archived) or never played (failed builds).
+    pub retired: Vec<Retired>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct SprtFacts {
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub lower: f64,
+    pub upper: f64,
+    /// The benchmark candidates are tested against now.
+    pub against: Option<String>,
+}
+
+/// One bot of the standings.
+#[derive(Clone, Debug, Serialize)]
+pub struct Row {
+    pub rank: usize,
+    pub bot: String,
+    pub role: Role,
+    pub state: State,
+    pub games: u64,
+    /// Points per 100 games against the field.
+    pub score: f64,
+    pub elo: f64,
+    pub elo_low: f64,
+    pub elo_high: f64,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Candidate {
+    pub bot: String,
+    pub state: State,
+    pub llr: Option<f64>,
+    /// Game pairs the LLR was computed on.
+    pub pairs: u64,
+    pub against: Option<String>,
+    /// The LLR after each batch: (pairs, LLR).
+    pub path: Vec<(u64, f64)>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct Retired {
+    pub bot: String,
+    pub state: State,
+    pub archived: bool,
+    pub log: String,
+}
+
+/// Points per 100 of the row's bot against the column's, and the games.
+#[derive(Clone, Debug, Serialize)]
+pub struct Cross {
+    pub bots: Vec<String>,
+    pub cells: Vec<Vec<Option<CrossCell>>>,
+}
+
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct CrossCell {
+    pub score: f64,
+    pub games: u64,
+}
+
+/// The standings now.
+pub fn standings(league: &League) -> Result<Standings> {
+    let bots = league.store.bots()?;
+    let pairs = league.store.pairs()?;
+    let sprt = league.config.sprt.sprt()?;
+    let (lower, upper) = sprt.bounds();
+    let name: HashMap<BotId, &str> = bots.iter().map(|b| (b.id, b.name.as_str())).collect();
+    let strongest = strongest_benchmark(&bots, &pairs);
+    let table = Table::of(&bots, &pairs, |b| b.plays());
+    let ratings = bradley_terry::rate(table.ids.len(), &table.encounters, league.config.seed);
+    let by_id: HashMap<BotId, &Bot> = bots.iter().map(|b| (b.id, b)).collect();
+    let mut rows: Vec<Row> = table
+        .ids
+        .iter()
+        .zip(&ratings)
+        .map(|(id, r)| {
+            let (points, games) = points_of(*id, &pairs, |b| by_id[&b].plays());
+            let bot = by_id[id];
+            Row {
+                rank: 0,
+                bot: bot.name.clone(),
+                role: bot.role,
+                state: bot.state,
+                games,
+                score: if games == 0 { 0.0 } else { 100.0 * points / games as f64 },
+                elo: r.elo,
+                elo_low: r.low,
+                elo_high: r.high,
+            }
+        })
+        .collect();
+    rows.sort_by(|x, y| y.elo.total_cmp(&x.elo));
+    for (i, r) in rows.iter_mut().enumerate() {
+        r.rank = i + 1;
+    }
+    let candidates = bots
+        .iter()
+        .filter(|b| b.role == Role::Candidate && b.state != State::Failed && !b.archived)
+        .map(|b| {
+            Ok(Candidate {
+                bot: b.name.clone(),
+                state: b.state,
+                llr: b.llr,
+                pairs: b.verdict_pairs,
+                against: b.against.and_then(|id| name.get(&id)).map(|s| (*s).to_owned()),
+                path: league.store.llr_path(b.id)?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let order: Vec<BotId> = rows
+        .iter()
+        .map(|r| bots.iter().find(|b| b.name == r.bot).map_or(0, |b| b.id))
+        .collect();
+    let cross = cross_table(&order, &name, &pairs);
+    let retired = bots
+        .iter()
+        .filter(|b| !b.plays())
+        .map(|b| Retired {
+            bot: b.name.clone(),
+            state: b.state,
+            archived: b.archived,
+            log: b.build_log.clone(),
+        })
+        .collect();
+    Ok(Standings {
+        game: league.config.game.clone(),
+        cases: league.config.cases.clone(),
+        seed: league.config.seed,
+        games: pairs.iter().map(|p| p.games.games()).sum(),
+        sprt: SprtFacts {
+            elo0: league.config.sprt.elo0,
+            elo1: league.config.sprt.elo1,
+            alpha: league.config.sprt.alpha,
+            beta: league.config.sprt.beta,
+            lower,
+            upper,
+            against: strongest.and_then(|id| name.get(&id)).map(|s| (*s).to_owned()),
+        },
+        rows,
+        candidates,
+        cross,
+        retired,
+    })
+}
+
+/// A bot's points and games against the bots `keep` selects.
+fn points_of(id: BotId, pairs: &[PairStats], keep: impl Fn(BotId) -> bool) -> (f64, u64) {
+    let mut points = 0.0;
+    let mut games = 0;
+    for p in pairs.iter().filter(|p| keep(p.a) && keep(p.b)) {
+        if p.a == id {
+            points += p.games.points();
+            games += p.games.games();
+        } else if p.b == id {
+            points += p.games.games() as f64 - p.games.points();
+            games += p.games.games();
+        }
+    }
+    (points, games)
+}
+
+fn cross_table(order: &[BotId], name: &HashMap<BotId, &str>, pairs: &[PairStats]) -> Cross {
+    let find = |x: BotId, y: BotId| -> Option<CrossCell> {
+        let p = pairs.iter().find(|p| p.a == x.min(y) && p.b == x.max(y))?;
+        let games = p.games.games();
+        if games == 0 {
+            return None;
+        }
+        let points = if x == p.a {
+            p.games.points()
+        } else {
+            games as f64 - p.games.points()
+        };
+        Some(CrossCell {
+            score: 100.0 * points / games as f64,
+            games,
+        })
+    };
+    Cross {
+        bots: order.iter().map(|id| name[id].to_owned()).collect(),
+        cells: order
+            .iter()
+            .map(|&x| {
+                order
+                    .iter()
+                    .map(|&y| if x == y { None } else { find(x, y) })
+                    .collect()
+            })
+            .collect(),
+    }
+}
+
+fn signed(x: f64) -> String {
+    format!("{x:+.1}")
+}
+
+/// The console table.
+pub fn table(s: &Standings) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} league, {} case{}, seed {}: {} games",
+        s.game,
+        s.cases.len(),
+        if s.cases.len() == 1 { "" } else { "s" },
+        s.seed,
+        s.games
+    );
+    let width = s.rows.iter().map(|r| r.bot.chars().count()).max().unwrap_or(3).max(3);
+    let _ = writeln!(
+        out,
+        "{:>4}  {:<width$}  {:<9}  {:<8}  {:>8}  {:>6}  {:>7}  95% interval",
+        "rank", "bot", "role", "state", "games", "score", "Elo"
+    );
+    for r in &s.rows {
+        let _ = writeln!(
+            out,
+            "{:>4}  {:<width$}  {:<9}  {:<8}  {:>8}  {:>6.1}  {:>7}  [{}, {}]",
+            r.rank,
+            r.bot,
+            r.role.as_str(),
+            r.state.as_str(),
+            r.games,
+            r.score,
+            signed(r.elo),
+            signed(r.elo_low),
+            signed(r.elo_high)
+        );
+    }
+    if !s.candidates.is_empty() {
+        let _ = writeln!(
+            out,
+            "\ncandidates: GSPRT (pentanomial, logistic Elo {} vs {}, alpha {}, beta {}; LLR bounds [{:.2}, {:.2}]) against the strongest benchmark{}",
+            s.sprt.elo0,
+            s.sprt.elo1,
+            s.sprt.alpha,
+            s.sprt.beta,
+            s.sprt.lower,
+            s.sprt.upper,
+            s.sprt.against.as_ref().map_or(" (none yet)".to_owned(), |b| format!(" ({b})"))
+        );
+        for c in &s.candidates {
+            let _ = writeln!(
+                out,
+                "  {:<width$}  {:<8}  LLR {:>6}  {} pairs{}",
+                c.bot,
+                c.state.as_str(),
+                c.llr.map_or("-".to_owned(), |l| format!("{l:+.2}")),
+                c.pairs,
+                c.against.as_ref().map_or(String::new(), |a| format!(" against {a}"))
+            );
+        }
+    }
+    if s.cross.bots.len() > 1 {
+        let _ = writeln!(out, "\ncross table (points per 100 of the row against the column; games)");
+        let cell = 14;
+        let _ = write!(out, "{:<width$}", "", width = width + 4);
+        for (i, _) in s.cross.bots.iter().enumerate() {
+            let _ = write!(out, "  {:>cell$}", format!("#{}", i + 1));
+        }
+        out.push('\n');
+        for (i, row) in s.cross.cells.iter().enumerate() {
+            let _ = write!(out, "{:<width$}", format!("#{} {}", i + 1, s.cross.bots[i]), width = width + 4);
+            for c in row {
+                let text = c.map_or("-".to_owned(), |c| format!("{:.1} ({})", c.score, c.games));
+                let _ = write!(out, "  {text:>cell$}");
+            }
+            out.push('\n');
+        }
+    }
+    for r in &s.retired {
+        let why = if r.archived { "archived" } else { r.state.as_str() };
+        let _ = writeln!(out, "{}: {why}", r.bot);
+        if r.state == State::Failed && !r.log.is_empty() {
+            for line in r.log.lines().take(20) {
+                let _ = writeln!(out, "  | {line}");
+            }
+        }
+    }
+    out
+}
+
+/// One row per bot of the standings: the `--format csv` output.
+pub fn csv(s: &Standings) -> String {
+    let mut out =
+        String::from("rank,bot,role,state,games,score,elo,elo_low,elo_high,llr,verdict_pairs,against\n");
+    for r in &s.rows {
+        let c = s.candidates.iter().find(|c| c.bot == r.bot);
+        let _ = writeln!(
+            out,
+            "{},{},{},{},{},{:.2},{:.2},{:.2},{:.2},{},{},{}",
+            r.rank,
+            csv_cell(&r.bot),
+            r.role.as_str(),
+            r.state.as_str(),
+            r.games,
+            r.score,
+            r.elo,
+            r.elo_low,
+            r.elo_high,
+            c.and_then(|c| c.llr).map_or(String::new(), |l| format!("{l:.4}")),
+            c.map_or(String::new(), |c| c.pairs.to_string()),
+            c.and_then(|c| c.against.as_deref()).map_or(String::new(), csv_cell),
+        );
+    }
+    out
+}

@@ -1,0 +1,657 @@
+//! The league's database: SQLite in WAL mode, so the page and `show` read while `run`
+//! writes. A versioned schema (`PRAGMA user_version`) grows by the ordered
+//! [`MIGRATIONS`]; a database newer than this arena is refused. Games are written in
+//! batches, one transaction each, together with the aggregates (`pairs`, `cells`) that
+//! `show` and the page read, so a standing never needs a scan of the games and a game
+//! counts exactly when it is committed. `UNIQUE(a, b, g, seat)` makes a game recorded
+//! twice an error, never a second row.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use rusqlite::{Connection, OptionalExtension, params};
+use serde::Serialize;
+
+use crate::record::{Score, Side, Termination};
+use crate::stats::{Pentanomial, Wdl};
+
+/// A bot's number: its order of addition, never reused. The lower id of a pair is its
+/// agent A.
+pub type BotId = i64;
+
+/// The schema, one migration per version: version `k` is `MIGRATIONS[..k]` applied in
+/// order. Append, never edit.
+pub const MIGRATIONS: &[&str] = &[
+    // 1: bots, games, and the aggregates kept with every batch.
+    "CREATE TABLE bots(
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        spec TEXT NOT NULL,
+        role TEXT NOT NULL,
+        state TEXT NOT NULL,
+        archived INTEGER NOT NULL DEFAULT 0,
+        added_at INTEGER NOT NULL,
+        build_log TEXT NOT NULL DEFAULT '',
+        llr REAL,
+        verdict_pairs INTEGER NOT NULL DEFAULT 0,
+        against INTEGER
+    );
+    CREATE TABLE games(
+        seq INTEGER PRIMARY KEY,
+        a INTEGER NOT NULL,
+        b INTEGER NOT NULL,
+        g INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        case_idx INTEGER NOT NULL,
+        deal INTEGER NOT NULL,
+        score_a REAL NOT NULL,
+        termination TEXT NOT NULL,
+        forfeit TEXT NOT NULL,
+        first TEXT NOT NULL,
+        tail TEXT NOT NULL,
+        UNIQUE(a, b, g, seat)
+    );
+    CREATE TABLE pairs(
+        a INTEGER NOT NULL, b INTEGER NOT NULL,
+        next_g INTEGER NOT NULL,
+        w INTEGER NOT NULL, d INTEGER NOT NULL, l INTEGER NOT NULL,
+        p0 INTEGER NOT NULL, p1 INTEGER NOT NULL, p2 INTEGER NOT NULL,
+        p3 INTEGER NOT NULL, p4 INTEGER NOT NULL,
+        PRIMARY KEY(a, b)
+    ) WITHOUT ROWID;
+    CREATE TABLE cells(
+        a INTEGER NOT NULL, b INTEGER NOT NULL, case_idx INTEGER NOT NULL, seat INTEGER NOT NULL,
+        w INTEGER NOT NULL, d INTEGER NOT NULL, l INTEGER NOT NULL,
+        PRIMARY KEY(a, b, case_idx, seat)
+    ) WITHOUT ROWID;
+    CREATE TABLE llr_path(
+        bot INTEGER NOT NULL, pairs INTEGER NOT NULL, llr REAL NOT NULL,
+        PRIMARY KEY(bot, pairs)
+    ) WITHOUT ROWID;",
+];
+
+/// What a bot is in the league.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Role {
+    /// Under evaluation against the benchmarks until its verdict.
+    Candidate,
+    /// One of the pool every candidate is measured against.
+    Benchmark,
+}
+
+/// Where a bot stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum State {
+    /// A benchmark in play.
+    Active,
+    /// A candidate whose GSPRT has not decided.
+    Running,
+    /// A candidate the GSPRT found better than the strongest benchmark.
+    Accepted,
+    /// A candidate the GSPRT found no better (or its author rejected it).
+    Rejected,
+    /// Its build failed: it never plays (the log says why).
+    Failed,
+}
+
+macro_rules! names {
+    ($t:ty { $($v:ident = $s:literal),* }) => {
+        impl $t {
+            pub fn as_str(self) -> &'static str {
+                match self { $(<$t>::$v => $s),* }
+            }
+            pub fn parse(s: &str) -> Result<$t> {
+                match s { $($s => Ok(<$t>::$v),)* _ => bail!("unknown {} {s:?} in the database", stringify!($t)) }
+            }
+        }
+    };
+}
+names!(Role { Candidate = "candidate", Benchmark = "benchmark" });
+names!(State { Active = "active", Running = "running", Accepted = "accepted", Rejected = "rejected", Failed = "failed" });
+
+/// A bot as the database holds it.
+#[derive(Clone, Debug, Serialize)]
+pub struct Bot {
+    pub id: BotId,
+    pub name: String,
+    pub spec: String,
+    pub role: Role,
+    pub state: State,
+    pub archived: bool,
+    pub build_log: String,
+    /// A candidate's last LLR, the pairs it was computed on, and against whom.
+    pub llr: Option<f64>,
+    pub verdict_pairs: u64,
+    pub against: Option<BotId>,
+}
+
+impl Bot {
+    /// Whether it plays at all (not archived, not failed).
+    pub fn plays(&self) -> bool {
+        !self.archived && self.state != State::Failed
+    }
+}
+
+/// One pair of bots' games so far, from `a`'s point of view (`a < b`).
+#[derive(Clone, Debug, Default)]
+pub struct PairStats {
+    pub a: BotId,
+    pub b: BotId,
+    /// Game pairs played: the next is global pair `next_g`.
+    pub next_g: u64,
+    pub games: Wdl,
+    pub pairs: Pentanomial,
+}
+
+/// One game as it is stored: the outcome for the aggregates, the row for the export.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GameRow {
+    pub score_a: Score,
+    pub termination: Termination,
+    pub forfeit: Option<Side>,
+    pub first: Side,
+    /// The `games.csv` row from `score_a` on, without its check: the part that does not
+    /// name the bots (a rename changes no stored game).
+    pub tail: String,
+}
+
+/// Both games of one global pair `g` of bots `a < b`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlayedPair {
+    pub a: BotId,
+    pub b: BotId,
+    pub g: u64,
+    pub case: u16,
+    pub deal: u32,
+    pub games: [GameRow; 2],
+}
+
+/// A stored game, for the page's list and the export.
+#[derive(Clone, Debug, Serialize)]
+pub struct StoredGame {
+    pub seq: i64,
+    pub a: BotId,
+    pub b: BotId,
+    pub g: u64,
+    pub seat: u8,
+    pub case: u16,
+    pub deal: u32,
+    pub score_a: f64,
+    pub termination: String,
+    pub forfeit: String,
+    pub first: String,
+    #[serde(skip)]
+    pub tail: String,
+}
+
+/// Which games a query covers (the page's filters).
+#[derive(Clone, Debug, Default)]
+pub struct Filter {
+    pub case: Option<u16>,
+    pub seat: Option<u8>,
+    pub bot: Option<BotId>,
+}
+
+/// The database, open.
+pub struct Store {
+    conn: Connection,
+}
+
+fn score_of(x: f64) -> Score {
+    Score::from_f64(x).unwrap_or(Score::Draw)
+}
+
+impl Store {
+    /// Opens (creating if need be) and migrates the database at `path`.
+    pub fn open(path: &Path) -> Result<Store> {
+        let conn = Connection::open(path).with_context(|| format!("opening {}", path.display()))?;
+        conn.busy_timeout(Duration::from_secs(30))?;
+        let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            bail!("{}: SQLite refused WAL mode (got {mode})", path.display());
+        }
+        // WAL with NORMAL: a committed transaction survives the process being killed
+        // (kill -9); only a power cut may lose the last ones (never corrupt the file).
+        conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")?;
+        let mut store = Store { conn };
+        store
+            .migrate()
+            .with_context(|| format!("migrating {}", path.display()))?;
+        Ok(store)
+    }
+
+    /// Opens the database for reading only (the page, `show`, `export`): never migrates,
+    /// so a reader never waits on the writer; refuses a schema it does not know.
+    pub fn open_read(path: &Path) -> Result<Store> {
+        if !path.exists() {
+            bail!("{} does not exist (make a league with `arena league init`)", path.display());
+        }
+        let conn = Connection::open_with_flags(
+            path,
+            rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+        .with_context(|| format!("opening {}", path.display()))?;
+        conn.busy_timeout(Duration::from_secs(30))?;
+        let store = Store { conn };
+        let v = store.version()?;
+        if v != MIGRATIONS.len() {
+            bail!(
+                "{}: schema version {v}, this arena reads {} (run any writing league command to migrate)",
+                path.display(),
+                MIGRATIONS.len()
+            );
+        }
+        Ok(store)
+    }
+
+    /// The schema version this database is at.
+    pub fn version(&self) -> Result<usize> {
+        let v: i64 = self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        Ok(v as usize)
+    }
+
+    fn migrate(&mut self) -> Result<()> {
+        let tx = self
+            .conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+        let at: i64 = tx.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let at = at as usize;
+        if at > MIGRATIONS.len() {
+            bail!(
+                "the league's schema is version {at}, newer than this arena's {}: use a newer arena",
+                MIGRATIONS.len()
+            );
+        }
+        for (i, sql) in MIGRATIONS.iter().enumerate().skip(at) {
+            tx.execute_batch(sql)
+                .with_context(|| format!("schema migration {}", i + 1))?;
+        }
+        tx.pragma_update(None, "user_version", MIGRATIONS.len() as i64)?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    // ---- bots ----
+
+    pub fn bots(&self) -> Result<Vec<Bot>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT id, name, spec, role, state, archived, build_log, llr, verdict_pairs, against FROM bots ORDER BY id",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, i64>(5)?,
+                r.get::<_, String>(6)?,
+                r.get::<_, Option<f64>>(7)?,
+                r.get::<_, i64>(8)?,
+                r.get::<_, Option<i64>>(9)?,
+            ))
+        })?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, name, spec, role, state, archived, build_log, llr, pairs, against) = row?;
+            out.push(Bot {
+                id,
+                name,
+                spec,
+                role: Role::parse(&role)?,
+                state: State::parse(&state)?,
+                archived: archived != 0,
+                build_log,
+                llr,
+                verdict_pairs: pairs as u64,
+                against,
+            });
+        }
+        Ok(out)
+    }
+
+    pub fn bot(&self, name: &str) -> Result<Bot> {
+        self.bots()?
+            .into_iter()
+            .find(|b| b.name == name)
+            .ok_or_else(|| anyhow::anyhow!("the league has no bot named {name:?}"))
+    }
+
+    /// Adds a bot; returns its id. `spec` may be rewritten once its files are copied.
+    pub fn add_bot(&self, name: &str, spec: &str, role: Role, state: State) -> Result<BotId> {
+        let exists: Option<i64> = self
+            .conn
+            .query_row("SELECT id FROM bots WHERE name = ?1", [name], |r| r.get(0))
+            .optional()?;
+        if exists.is_some() {
+            bail!("the league already has a bot named {name:?}");
+        }
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs() as i64);
+        self.conn.execute(
+            "INSERT INTO bots(name, spec, role, state, added_at) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![name, spec, role.as_str(), state.as_str(), now],
+        )?;
+        Ok(self.conn.last_insert_rowid())
+    }
+
+    pub fn set_spec(&self, id: BotId, spec: &str) -> Result<()> {
+        self.conn
+            .execute("UPDATE bots SET spec = ?2 WHERE id = ?1", params![id, spec])?;
+        Ok(())
+    }
+
+    pub fn set_role(&self, id: BotId, role: Role, state: State) -> Result<()> {
+        self.conn.execute(
+            "UPDATE bots SET role = ?2, state = ?3 WHERE id = ?1",
+            params![id, role.as_str(), state.as_str()],
+        )?;
+        Ok(())
+    }
+
+    pub fn set_failed(&self, id: BotId, log: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE bots SET state = 'failed', build_log = ?2 WHERE id = ?1",
+            params![id, log],
+        )?;
+        Ok(())
+    }
+
+    pub fn set_build_log(&self, id: BotId, log: &str) -> Result<()> {
+        self.conn.execute(
+            "UPDATE bots SET build_log = ?2 WHERE id = ?1",
+            params![id, log],
+        )?;
+        Ok(())
+    }
+
+    pub fn set_archived(&self, id: BotId, archived: bool) -> Result<()> {
+        self.conn.execute(
+            "UPDATE bots SET archived = ?2 WHERE id = ?1",
+            params![id, archived as i64],
+        )?;
+        Ok(())
+    }
+
+    pub fn rename(&self, id: BotId, name: &str) -> Result<()> {
+        let taken: Option<i64> = self
+            .conn
+            .query_row("SELECT id FROM bots WHERE name = ?1", [name], |r| r.get(0))
+            .optional()?;
+        if taken.is_some() {
+            bail!("the league already has a bot named {name:?}");
+        }
+        self.conn
+            .execute("UPDATE bots SET name = ?2 WHERE id = ?1", params![id, name])?;
+        Ok(())
+    }
+
+    /// A candidate's test so far (`state` `running`) or its verdict; the LLR path gains a
+    /// point when the pairs changed.
+    pub fn set_verdict(
+        &self,
+        id: BotId,
+        state: State,
+        llr: f64,
+        pairs: u64,
+        against: BotId,
+    ) -> Result<()> {
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute(
+            "UPDATE bots SET state = ?2, llr = ?3, verdict_pairs = ?4, against = ?5 WHERE id = ?1 AND role = 'candidate'",
+            params![id, state.as_str(), llr, pairs as i64, against],
+        )?;
+        tx.execute(
+            "INSERT OR REPLACE INTO llr_path(bot, pairs, llr) VALUES (?1, ?2, ?3)",
+            params![id, pairs as i64, llr],
+        )?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    pub fn llr_path(&self, id: BotId) -> Result<Vec<(u64, f64)>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT pairs, llr FROM llr_path WHERE bot = ?1 ORDER BY pairs")?;
+        let rows = stmt.query_map([id], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    // ---- games ----
+
+    /// Records a batch of finished game pairs in one transaction, with the aggregates.
+    /// A game already recorded fails the whole batch (nothing of it is kept).
+    pub fn commit(&mut self, played: &[PlayedPair]) -> Result<()> {
+        let mut pairs: BTreeMap<(BotId, BotId), PairStats> = BTreeMap::new();
+        let mut cells: BTreeMap<(BotId, BotId, u16, u8), Wdl> = BTreeMap::new();
+        let tx = self.conn.transaction()?;
+        {
+            let mut insert = tx.prepare_cached(
+                "INSERT INTO games(a, b, g, seat, case_idx, deal, score_a, termination, forfeit, first, tail)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            )?;
+            for p in played {
+                let stats = pairs.entry((p.a, p.b)).or_insert_with(|| PairStats {
+                    a: p.a,
+                    b: p.b,
+                    ..PairStats::default()
+                });
+                stats.next_g = stats.next_g.max(p.g + 1);
+                for (seat, game) in p.games.iter().enumerate() {
+                    insert
+                        .execute(params![
+                            p.a,
+                            p.b,
+                            p.g as i64,
+                            seat as i64,
+                            i64::from(p.case),
+                            i64::from(p.deal),
+                            game.score_a.as_f64(),
+                            game.termination.as_str(),
+                            game.forfeit.map_or("", Side::as_str),
+                            game.first.as_str(),
+                            game.tail,
+                        ])
+                        .with_context(|| {
+                            format!(
+                                "recording game {} of bots {} and {} (recorded already?)",
+                                2 * p.g + seat as u64,
+                                p.a,
+                                p.b
+                            )
+                        })?;
+                    stats.games.push_game_score(game.score_a.as_f64())?;
+                    cells
+                        .entry((p.a, p.b, p.case, seat as u8))
+                        .or_default()
+                        .push_game_score(game.score_a.as_f64())?;
+                }
+                stats
+                    .pairs
+                    .push_pair(p.games[0].score_a.as_f64(), p.games[1].score_a.as_f64())?;
+            }
+            let mut upsert = tx.prepare_cached(
+                "INSERT INTO pairs(a, b, next_g, w, d, l, p0, p1, p2, p3, p4)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
+                 ON CONFLICT(a, b) DO UPDATE SET next_g = max(next_g, excluded.next_g),
+                   w = w + excluded.w, d = d + excluded.d, l = l + excluded.l,
+                   p0 = p0 + excluded.p0, p1 = p1 + excluded.p1, p2 = p2 + excluded.p2,
+                   p3 = p3 + excluded.p3, p4 = p4 + excluded.p4",
+            )?;
+            for s in pairs.values() {
+                let p = s.pairs.0.map(|n| n as i64);
+                upsert.execute(params![
+                    s.a,
+                    s.b,
+                    s.next_g as i64,
+                    s.games.wins as i64,
+                    s.games.draws as i64,
+                    s.games.losses as i64,
+                    p[0],
+                    p[1],
+                    p[2],
+                    p[3],
+                    p[4],
+                ])?;
+            }
+            let mut cell = tx.prepare_cached(
+                "INSERT INTO cells(a, b, case_idx, seat, w, d, l) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT(a, b, case_idx, seat) DO UPDATE SET
+                   w = w + excluded.w, d = d + excluded.d, l = l + excluded.l",
+            )?;
+            for ((a, b, case, seat), wdl) in &cells {
+                cell.execute(params![
+                    a,
+                    b,
+                    i64::from(*case),
+                    i64::from(*seat),
+                    wdl.wins as i64,
+                    wdl.draws as i64,
+                    wdl.losses as i64,
+                ])?;
+            }
+        }
+        crate::rundir::fault::point("league-commit");
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Every pair of bots that played, with its counts.
+    pub fn pairs(&self) -> Result<Vec<PairStats>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT a, b, next_g, w, d, l, p0, p1, p2, p3, p4 FROM pairs ORDER BY a, b",
+        )?;
+        let rows = stmt.query_map([], |r| {
+            let n = |i: usize| r.get::<_, i64>(i).map(|v| v as u64);
+            Ok(PairStats {
+                a: r.get(0)?,
+                b: r.get(1)?,
+                next_g: n(2)?,
+                games: Wdl {
+                    wins: n(3)?,
+                    draws: n(4)?,
+                    losses: n(5)?,
+                },
+                pairs: Pentanomial([n(6)?, n(7)?, n(8)?, n(9)?, n(10)?]),
+            })
+        })?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    /// Counts per pair of bots, case and seat order, within `filter` (the heatmaps and
+    /// the filtered cross table).
+    pub fn cells(&self, filter: &Filter) -> Result<Vec<(BotId, BotId, u16, u8, Wdl)>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT a, b, case_idx, seat, w, d, l FROM cells
+             WHERE (?1 IS NULL OR case_idx = ?1) AND (?2 IS NULL OR seat = ?2)
+               AND (?3 IS NULL OR a = ?3 OR b = ?3)
+             ORDER BY a, b, case_idx, seat",
+        )?;
+        let rows = stmt.query_map(
+            params![
+                filter.case.map(i64::from),
+                filter.seat.map(i64::from),
+                filter.bot
+            ],
+            |r| {
+                let n = |i: usize| r.get::<_, i64>(i).map(|v| v as u64);
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get::<_, i64>(2)? as u16,
+                    r.get::<_, i64>(3)? as u8,
+                    Wdl {
+                        wins: n(4)?,
+                        draws: n(5)?,
+                        losses: n(6)?,
+                    },
+                ))
+            },
+        )?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    fn game_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredGame> {
+        Ok(StoredGame {
+            seq: r.get(0)?,
+            a: r.get(1)?,
+            b: r.get(2)?,
+            g: r.get::<_, i64>(3)? as u64,
+            seat: r.get::<_, i64>(4)? as u8,
+            case: r.get::<_, i64>(5)? as u16,
+            deal: r.get::<_, i64>(6)? as u32,
+            score_a: r.get(7)?,
+            termination: r.get(8)?,
+            forfeit: r.get(9)?,
+            first: r.get(10)?,
+            tail: r.get(11)?,
+        })
+    }
+
+    /// The latest games within `filter`, newest first.
+    pub fn recent(&self, filter: &Filter, limit: usize) -> Result<Vec<StoredGame>> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, a, b, g, seat, case_idx, deal, score_a, termination, forfeit, first, tail
+             FROM games
+             WHERE (?1 IS NULL OR case_idx = ?1) AND (?2 IS NULL OR seat = ?2)
+               AND (?3 IS NULL OR a = ?3 OR b = ?3)
+             ORDER BY seq DESC LIMIT ?4",
+        )?;
+        let rows = stmt.query_map(
+            params![
+                filter.case.map(i64::from),
+                filter.seat.map(i64::from),
+                filter.bot,
+                limit as i64
+            ],
+            Self::game_of,
+        )?;
+        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+
+    /// Every game of bots `a < b`, in game order (`g`, then seat): its match's rows.
+    pub fn pair_games(&self, a: BotId, b: BotId, each: &mut dyn FnMut(StoredGame) -> Result<()>) -> Result<()> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT seq, a, b, g, seat, case_idx, deal, score_a, termination, forfeit, first, tail
+             FROM games WHERE a = ?1 AND b = ?2 ORDER BY g, seat",
+        )?;
+        let mut rows = stmt.query(params![a, b])?;
+        while let Some(r) = rows.next()? {
+            each(Self::game_of(r)?)?;
+        }
+        Ok(())
+    }
+
+    /// Games recorded (from the aggregates: no scan).
+    pub fn total_games(&self) -> Result<u64> {
+        let n: i64 = self
+            .conn
+            .query_row("SELECT coalesce(sum(w + d + l), 0) FROM pairs", [], |r| r.get(0))?;
+        Ok(n as u64)
+    }
+
+    /// The newest game's number and the database's change counter: what the page's live
+    /// updates watch.
+    pub fn change_mark(&self) -> Result<(i64, i64)> {
+        let seq: i64 = self
+            .conn
+            .query_row("SELECT coalesce(max(seq), 0) FROM games", [], |r| r.get(0))?;
+        let version: i64 = self.conn.query_row("PRAGMA data_version", [], |r| r.get(0))?;
+        Ok((seq, version))
+    }
+
+    /// Raw access for tests and the synthetic fill.
+    pub fn connection(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+
+    /// A stored game's score, for checks.
+    pub fn score(x: f64) -> Score {
+        score_of(x)
+    }
+}
