@@ -1,9 +1,10 @@
 //! `arena league run`: the loop. Before every batch it reads the bot table (so bots
 //! added, promoted, rejected, archived or renamed meanwhile take effect), asks the
-//! matchmaker for the next game pairs, plays them on the task's engine, and commits the
-//! batch in one transaction; then it updates the candidates' tests. Ctrl-C stops after
-//! the batch in progress; a `kill -9` loses only the uncommitted batch, which the next
-//! `run` plays again identically (a game depends on nothing but its key).
+//! matchmaker for the next game pairs, and plays them on the task's engine. A writer
+//! thread (the one writer of games) commits each batch in one transaction while the
+//! next is played, then updates the candidates' tests. Ctrl-C stops after the batch in
+//! progress; a `kill -9` loses only the uncommitted batches, which the next `run` plays
+//! again identically (a game depends on nothing but its key).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -16,7 +17,7 @@ use anyhow::{Context, Result};
 use super::League;
 use super::matchmaker::next_jobs;
 use super::play::{PairPlayer, Players, play_batch};
-use super::store::{BotId, Role, State};
+use super::store::{BotId, PairStats, PlayedPair, Role, State, Store, pair_totals};
 use super::verdict::evaluate;
 
 /// How `run` runs.
@@ -47,7 +48,7 @@ const BATCH_TARGET: Duration = Duration::from_millis(500);
 const MAX_BATCH: usize = 8192;
 
 pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
-    let mut league = League::open(dir)?;
+    let league = League::open(dir)?;
     let _lock = crate::rundir::lock::acquire(dir, crate::rundir::Access::Write)
         .context("another `arena league run` holds this league")?;
     crate::engine::stop::install(dir);
@@ -72,8 +73,29 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
     let mut recorded = 0u64;
     let mut last_line = Instant::now();
     let mut waiting_said = false;
-    // Verdicts due from games committed before a restart.
-    report_verdicts(&evaluate(&league.store, &sprt)?, options.quiet);
+    // Only this process writes games, so its own copy of the pairs' counts is exact,
+    // including the batch being committed.
+    let mut pairs: HashMap<(BotId, BotId), PairStats> = league
+        .store
+        .pairs()?
+        .into_iter()
+        .map(|p| ((p.a, p.b), p))
+        .collect();
+    let (to_writer, batches) = std::sync::mpsc::sync_channel::<Vec<PlayedPair>>(1);
+    let db = dir.join(super::DATABASE);
+    let quiet = options.quiet;
+    let writer = std::thread::Builder::new()
+        .name("league-writer".into())
+        .spawn(move || -> Result<()> {
+            let mut store = Store::open(&db)?;
+            // Verdicts due from games committed before a restart.
+            report_verdicts(&evaluate(&store, &sprt)?, quiet);
+            for played in batches {
+                store.commit(&played)?;
+                report_verdicts(&evaluate(&store, &sprt)?, quiet);
+            }
+            Ok(())
+        })?;
     loop {
         if crate::engine::stop::requested() {
             break;
@@ -83,15 +105,17 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
             break;
         }
         let bots = league.store.bots()?;
-        let pairs = league.store.pairs()?;
         let running = bots
             .iter()
             .any(|b| b.plays() && b.role == Role::Candidate && b.state == State::Running);
+        // (Verdicts arrive a batch late, from the writer: a decided candidate may play
+        // one more batch, which the test then ignores.)
         if options.until_decided && !running {
             break;
         }
         let want = left.map_or(batch, |l| batch.min(l.div_ceil(2) as usize)).max(1);
-        let jobs = next_jobs(&bots, &pairs, want);
+        let known: Vec<PairStats> = pairs.values().cloned().collect();
+        let jobs = next_jobs(&bots, &known, want);
         if jobs.is_empty() {
             if options.until_decided {
                 eprintln!("nothing to play: a candidate needs a benchmark to play against");
@@ -115,25 +139,32 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         }
         let start = Instant::now();
         let played = play_batch(&pool, &batch_players, &jobs, &logs)?;
-        league.store.commit(&played)?;
+        for (key, more) in pair_totals(&played)? {
+            pairs.entry(key).or_insert_with(|| PairStats { a: key.0, b: key.1, ..PairStats::default() }).add(&more);
+        }
         recorded += 2 * played.len() as u64;
+        if to_writer.send(played).is_err() {
+            break; // the writer failed: its error is returned below
+        }
         let took = start.elapsed();
         if took < BATCH_TARGET / 2 {
             batch = (batch * 2).min(MAX_BATCH);
         } else if took > BATCH_TARGET * 2 {
             batch = (batch / 2).max(concurrency);
         }
-        report_verdicts(&evaluate(&league.store, &sprt)?, options.quiet);
         if !options.quiet && last_line.elapsed() > Duration::from_secs(2) {
             last_line = Instant::now();
             let secs = began.elapsed().as_secs_f64();
             eprintln!(
-                "{recorded} games in {secs:.1} s ({:.0} games/s); {} in the league",
+                "{recorded} games in {secs:.1} s ({:.0} games/s)",
                 recorded as f64 / secs.max(1e-9),
-                league.store.total_games()?
             );
         }
     }
+    drop(to_writer);
+    writer
+        .join()
+        .map_err(|_| anyhow::anyhow!("the league's writer thread panicked"))??;
     let seconds = began.elapsed().as_secs_f64();
     if !options.quiet {
         eprintln!(

@@ -196,6 +196,35 @@ pub struct Filter {
     pub bot: Option<BotId>,
 }
 
+/// What a batch adds to each pair of bots' counts.
+pub fn pair_totals(played: &[PlayedPair]) -> Result<BTreeMap<(BotId, BotId), PairStats>> {
+    let mut pairs: BTreeMap<(BotId, BotId), PairStats> = BTreeMap::new();
+    for p in played {
+        let stats = pairs.entry((p.a, p.b)).or_insert_with(|| PairStats {
+            a: p.a,
+            b: p.b,
+            ..PairStats::default()
+        });
+        stats.next_g = stats.next_g.max(p.g + 1);
+        for game in &p.games {
+            stats.games.push_game_score(game.score_a.as_f64())?;
+        }
+        stats
+            .pairs
+            .push_pair(p.games[0].score_a.as_f64(), p.games[1].score_a.as_f64())?;
+    }
+    Ok(pairs)
+}
+
+impl PairStats {
+    /// Adds a batch's counts of the same pair.
+    pub fn add(&mut self, more: &PairStats) {
+        self.next_g = self.next_g.max(more.next_g);
+        self.games += more.games;
+        self.pairs += more.pairs;
+    }
+}
+
 /// The database, open.
 pub struct Store {
     conn: Connection,
@@ -427,7 +456,7 @@ impl Store {
     /// Records a batch of finished game pairs in one transaction, with the aggregates.
     /// A game already recorded fails the whole batch (nothing of it is kept).
     pub fn commit(&mut self, played: &[PlayedPair]) -> Result<()> {
-        let mut pairs: BTreeMap<(BotId, BotId), PairStats> = BTreeMap::new();
+        let pairs = pair_totals(played)?;
         let mut cells: BTreeMap<(BotId, BotId, u16, u8), Wdl> = BTreeMap::new();
         let tx = self.conn.transaction()?;
         {
@@ -436,12 +465,6 @@ impl Store {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             )?;
             for p in played {
-                let stats = pairs.entry((p.a, p.b)).or_insert_with(|| PairStats {
-                    a: p.a,
-                    b: p.b,
-                    ..PairStats::default()
-                });
-                stats.next_g = stats.next_g.max(p.g + 1);
                 for (seat, game) in p.games.iter().enumerate() {
                     insert
                         .execute(params![
@@ -465,15 +488,11 @@ impl Store {
                                 p.b
                             )
                         })?;
-                    stats.games.push_game_score(game.score_a.as_f64())?;
                     cells
                         .entry((p.a, p.b, p.case, seat as u8))
                         .or_default()
                         .push_game_score(game.score_a.as_f64())?;
                 }
-                stats
-                    .pairs
-                    .push_pair(p.games[0].score_a.as_f64(), p.games[1].score_a.as_f64())?;
             }
             let mut upsert = tx.prepare_cached(
                 "INSERT INTO pairs(a, b, next_g, w, d, l, p0, p1, p2, p3, p4)

@@ -1,0 +1,560 @@
+//! `arena league`: the command-line flow, determinism across additions, archiving,
+//! restarts and concurrency, `kill -9` and a crash inside a commit, the verdicts, the
+//! export checked by `arena verify`, and the live page in headless Chromium.
+
+mod common;
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use assert_cmd::cargo::cargo_bin_cmd;
+use tempfile::TempDir;
+
+fn arena() -> assert_cmd::Command {
+    cargo_bin_cmd!("arena")
+}
+
+fn exe() -> PathBuf {
+    assert_cmd::cargo::cargo_bin!("arena").to_owned()
+}
+
+fn ok(args: &[&str]) -> String {
+    let out = arena().args(args).output().unwrap();
+    assert!(
+        out.status.success(),
+        "arena {args:?} failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().unwrap()
+}
+
+/// A league of `bots` (name, spec, benchmark), in this order.
+fn league(dir: &Path, cases: &str, seed: &str, bots: &[(&str, &str, bool)]) {
+    ok(&["league", "init", s(dir), "--game", "dominoes", "--cases", cases, "--seed", seed]);
+    for (name, spec, bench) in bots {
+        let mut args = vec!["league", "add", s(dir), name, spec];
+        if *bench {
+            args.push("--benchmark");
+        }
+        ok(&args);
+    }
+}
+
+fn run(dir: &Path, extra: &[&str]) -> String {
+    let mut args = vec!["league", "run", s(dir), "--quiet"];
+    args.extend_from_slice(extra);
+    ok(&args)
+}
+
+fn show_json(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&ok(&["league", "show", s(dir), "--format", "json"])).unwrap()
+}
+
+/// Exports the league; returns each pair's games.csv by "agent_a vs agent_b".
+fn export(dir: &Path, out: &Path) -> std::collections::BTreeMap<String, String> {
+    ok(&["league", "export", s(dir), s(out)]);
+    let index = std::fs::read_to_string(out.join("pairs.csv")).unwrap();
+    index
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let f: Vec<&str> = l.split(',').collect();
+            (
+                format!("{} vs {}", f[1], f[2]),
+                std::fs::read_to_string(out.join(f[0]).join("games.csv")).unwrap(),
+            )
+        })
+        .collect()
+}
+
+fn rows(text: &str) -> Vec<&str> {
+    text.lines().skip(1).collect()
+}
+
+/// The flow a bot author follows: init, add, run, show in three formats, export; the
+/// export passes `arena verify`, is byte-identical to `arena match` with the league's
+/// seed, and a tampered row fails verify.
+#[test]
+fn the_command_line_flow_and_an_export_that_verify_checks() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(
+        &dir,
+        "5,4 9,7",
+        "7",
+        &[("greedy", "greedy", true), ("random", "random", true), ("smart", "smart", false)],
+    );
+    run(&dir, &["--games", "600", "--concurrency", "2"]);
+    let table = ok(&["league", "show", s(&dir)]);
+    for needle in ["rank", "greedy", "random", "smart", "candidates: GSPRT", "cross table"] {
+        assert!(table.contains(needle), "{needle} missing from\n{table}");
+    }
+    let json = show_json(&dir);
+    assert_eq!(json["games"].as_u64(), Some(600), "{json}");
+    let standings = json["rows"].as_array().unwrap();
+    assert_eq!(standings.len(), 3);
+    let total: u64 = standings.iter().map(|r| r["games"].as_u64().unwrap()).sum();
+    assert_eq!(total, 1200, "each game counts for both bots");
+    for r in standings {
+        assert!(r["elo_low"].as_f64() <= r["elo"].as_f64() && r["elo"].as_f64() <= r["elo_high"].as_f64());
+    }
+    let csv = ok(&["league", "show", s(&dir), "--format", "csv"]);
+    assert!(csv.starts_with("rank,bot,role,state,games,score,elo,elo_low,elo_high,llr,verdict_pairs,against\n"));
+    assert_eq!(csv.lines().count(), 4, "{csv}");
+
+    let out = tmp.path().join("out");
+    let pairs = export(&dir, &out);
+    assert_eq!(pairs.len(), 3, "{pairs:?}");
+    let mut games = 0;
+    for entry in std::fs::read_dir(&out).unwrap() {
+        let p = entry.unwrap().path();
+        if !p.is_dir() {
+            continue;
+        }
+        let v = ok(&["verify", s(&p)]);
+        assert!(v.contains("0 mismatches"), "{v}");
+        games += rows(&std::fs::read_to_string(p.join("games.csv")).unwrap()).len();
+        assert!(p.join("summary.csv").exists() && p.join("report.html").exists());
+        ok(&["report", s(&p)]);
+        let replay = ok(&["replay", s(&p), "-n", "1"]);
+        assert!(replay.contains("game 1"), "{replay}");
+    }
+    assert_eq!(games, 600);
+
+    // A league game is the same game of `arena match` at the league's seed: the smart
+    // vs greedy pair played the first rows of this match.
+    let greedy_smart = &pairs["greedy vs smart"];
+    let n = rows(greedy_smart).len();
+    assert!(n >= 4 && n % 4 == 0, "{n} rows: whole deals over both cases");
+    let m = tmp.path().join("match");
+    ok(&[
+        "match", "--game", "dominoes", "--agent", "greedy", "--agent", "smart", "--cases", "5,4 9,7",
+        "--games-per-case", &(n / 2).to_string(), "--seed", "7", "--out", s(&m),
+    ]);
+    assert_eq!(std::fs::read_to_string(m.join("games.csv")).unwrap(), *greedy_smart);
+
+    // Tampering: a score flipped and its check recomputed (a forger's edit) fails verify.
+    let victim = out.join("1-2").join("games.csv");
+    let text = std::fs::read_to_string(&victim).unwrap();
+    let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
+    let mut crc = 0u32;
+    let mut changed = false;
+    for line in lines.iter_mut().skip(1) {
+        let (content, _) = line.rsplit_once(',').unwrap();
+        let mut content = content.to_owned();
+        if !changed {
+            let flipped = if content.contains(",1,0,") {
+                content.replacen(",1,0,", ",0,1,", 1)
+            } else {
+                content.replacen(",0,1,", ",1,0,", 1)
+            };
+            changed = flipped != content;
+            content = flipped;
+        }
+        crc = crc32(crc, format!("{content}\n").as_bytes());
+        *line = format!("{content},{crc:08x}");
+    }
+    assert!(changed);
+    std::fs::write(&victim, lines.join("\n") + "\n").unwrap();
+    let out = arena().args(["verify", s(&out.join("1-2"))]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+}
+
+/// zlib's crc32(data, value), bit by bit (the tests need no crate for it).
+fn crc32(previous: u32, data: &[u8]) -> u32 {
+    let mut crc = !previous;
+    for &b in data {
+        crc ^= u32::from(b);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+        }
+    }
+    !crc
+}
+
+/// One pair's rows agree wherever both leagues played them.
+fn same_prefix(x: &str, y: &str) -> usize {
+    let (x, y) = (rows(x), rows(y));
+    let n = x.len().min(y.len());
+    assert_eq!(x[..n], y[..n], "the common games differ");
+    n
+}
+
+/// Adding a bot (before the others), archiving it, restarting the run and changing the
+/// concurrency change no game: the greedy-random pair records identical rows.
+#[test]
+fn games_do_not_depend_on_other_bots_restarts_or_concurrency() {
+    let tmp = TempDir::new().unwrap();
+    let plain = tmp.path().join("plain");
+    league(&plain, "5,4 6,5 9,7", "11", &[("greedy", "greedy", true), ("random", "random", true)]);
+    run(&plain, &["--games", "1200", "--concurrency", "1"]);
+
+    let busy = tmp.path().join("busy");
+    league(
+        &busy,
+        "5,4 6,5 9,7",
+        "11",
+        &[("smart", "smart", true), ("greedy", "greedy", true), ("random", "random", true)],
+    );
+    run(&busy, &["--games", "300", "--concurrency", "3"]);
+    ok(&["league", "archive", s(&busy), "smart"]);
+    ok(&["league", "add", s(&busy), "endgame", "endgame", "--benchmark"]);
+    run(&busy, &["--games", "700", "--concurrency", "2"]);
+    ok(&["league", "rename", s(&busy), "greedy", "greedy-v1"]);
+    ok(&["league", "rename", s(&busy), "greedy-v1", "greedy"]);
+    run(&busy, &["--games", "900", "--concurrency", "4"]);
+
+    let a = export(&plain, &tmp.path().join("a"));
+    let b = export(&busy, &tmp.path().join("b"));
+    let n = same_prefix(&a["greedy vs random"], &b["greedy vs random"]);
+    assert!(n >= 200, "only {n} common games");
+    let json = show_json(&busy);
+    assert!(
+        json["retired"].as_array().unwrap().iter().any(|r| r["bot"] == "smart"),
+        "{json}"
+    );
+    assert!(
+        json["rows"].as_array().unwrap().iter().all(|r| r["bot"] != "smart"),
+        "an archived bot leaves the standings"
+    );
+}
+
+fn spawn_run(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Child {
+    let mut cmd = std::process::Command::new(exe());
+    cmd.args(["league", "run", s(dir), "--quiet"]).args(extra);
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap()
+}
+
+/// `kill -9` in the middle of the writes, and an abort inside a commit: the next `run`
+/// loses nothing committed, doubles nothing, and the games equal a league never killed.
+#[test]
+fn kill_9_during_writes_then_run_loses_and_doubles_nothing() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    let bots = [("greedy", "greedy", true), ("random", "random", true), ("smart", "smart", true)];
+    league(&dir, "5,4 9,7", "3", &bots);
+    let mut child = spawn_run(&dir, &["--concurrency", "2"], &[]);
+    let began = Instant::now();
+    // Until some batches are committed, then in the middle of later ones.
+    loop {
+        std::thread::sleep(Duration::from_millis(200));
+        let games = show_json(&dir)["games"].as_u64().unwrap();
+        if games >= 2000 || began.elapsed() > Duration::from_secs(60) {
+            break;
+        }
+    }
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+    let after_kill = show_json(&dir)["games"].as_u64().unwrap();
+    assert!(after_kill > 0);
+
+    // An abort between a batch's inserts and its commit: that batch is not kept.
+    let crashed = spawn_run(&dir, &["--games", "100"], &[("ARENA_FAULT", "abort-at:league-commit")])
+        .wait_with_output()
+        .unwrap();
+    assert!(!crashed.status.success(), "the fault aborts the run");
+    assert_eq!(show_json(&dir)["games"].as_u64().unwrap(), after_kill);
+
+    run(&dir, &["--games", "1000", "--concurrency", "3"]);
+    let total = show_json(&dir)["games"].as_u64().unwrap();
+    assert_eq!(total, after_kill + 1000);
+
+    // The same pairs' games in a league that never stopped.
+    let calm = tmp.path().join("calm");
+    league(&calm, "5,4 9,7", "3", &bots);
+    run(&calm, &["--games", &(2 * total + 2000).to_string()]);
+    let x = export(&dir, &tmp.path().join("x")); // refuses a pair with a gap
+    let y = export(&calm, &tmp.path().join("y"));
+    let mut stored = 0;
+    for (pair, games) in &x {
+        let n = same_prefix(games, &y[pair]);
+        assert_eq!(n, rows(games).len(), "{pair}: the calm league played fewer");
+        stored += n;
+    }
+    assert_eq!(stored as u64, total, "every stored game once");
+}
+
+/// A clearly better candidate is accepted, a clearly worse one rejected, and each
+/// evaluation stops there.
+#[test]
+fn a_better_candidate_is_accepted_and_a_worse_one_rejected() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    ok(&[
+        "league", "init", s(&dir), "--game", "dominoes", "--cases", "9,7 7,5", "--seed", "5",
+        "--elo1", "40", "--alpha", "0.1", "--beta", "0.1",
+    ]);
+    for (name, spec) in [("greedy", "greedy"), ("random", "random"), ("smart", "smart")] {
+        ok(&["league", "add", s(&dir), name, spec, "--benchmark"]);
+    }
+    // `best` with a smaller search budget, so the test stays short in a debug build.
+    ok(&["league", "add", s(&dir), "best", "best:iterations=150"]);
+    ok(&["league", "add", s(&dir), "weak", "random"]);
+    run(&dir, &["--until-decided", "--concurrency", "2"]);
+    let json = show_json(&dir);
+    let cand = |name: &str| {
+        json["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["bot"] == name)
+            .unwrap()
+            .clone()
+    };
+    let (best, weak) = (cand("best"), cand("weak"));
+    assert_eq!(best["state"], "accepted", "{best}");
+    assert_eq!(weak["state"], "rejected", "{weak}");
+    assert!(best["llr"].as_f64().unwrap() >= json["sprt"]["upper"].as_f64().unwrap());
+    assert!(weak["llr"].as_f64().unwrap() <= json["sprt"]["lower"].as_f64().unwrap());
+    assert!(!best["path"].as_array().unwrap().is_empty());
+    // Decided candidates play no more; spare capacity goes to the table.
+    let weak_games = |j: &serde_json::Value| {
+        j["rows"].as_array().unwrap().iter().find(|r| r["bot"] == "weak").unwrap()["games"].as_u64()
+    };
+    let before = weak_games(&json);
+    run(&dir, &["--games", "200"]);
+    assert_eq!(weak_games(&show_json(&dir)), before);
+    // Promotion is the author's act.
+    ok(&["league", "promote", s(&dir), "best"]);
+    let table = ok(&["league", "show", s(&dir)]);
+    assert!(table.lines().any(|l| l.contains("best") && l.contains("benchmark")), "{table}");
+}
+
+/// Bad input is refused with exit 2 and a message naming it.
+#[test]
+fn refusals_name_the_input() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4", "1", &[("greedy", "greedy", true)]);
+    let none = tmp.path().join("none");
+    let cases: &[(&[&str], &str)] = &[
+        (&["league", "add", s(&dir), "greedy", "random"], "already has a bot named"),
+        (&["league", "add", s(&dir), "x", "nosuchbot"], "nosuchbot"),
+        (&["league", "add", s(&dir), "bad\nname", "random"], "control character"),
+        (&["league", "promote", s(&dir), "ghost"], "no bot named \"ghost\""),
+        (&["league", "init", s(&dir), "--game", "dominoes"], "already holds a league"),
+        (&["league", "show", s(&none)], "not a league"),
+        (&["league", "run", s(&dir), "--serve", "0.0.0.0:0"], "--token"),
+    ];
+    for (args, needle) in cases {
+        let out = arena().args(*args).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(needle), "{args:?}: {err}");
+    }
+    // A failed build marks the bot failed, with its log.
+    let out = arena()
+        .args(["league", "add", s(&dir), "broken", "random", "--build", "echo compiling; exit 3"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let table = ok(&["league", "show", s(&dir)]);
+    assert!(table.contains("broken: failed") && table.contains("compiling"), "{table}");
+}
+
+/// The schema is versioned: a new database is at the last migration, in WAL mode; a
+/// database from a newer arena is refused.
+#[test]
+fn the_schema_is_versioned_and_wal() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4", "1", &[]);
+    let db = dir.join("league.db");
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let v: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    assert_eq!(v as usize, arena::league::store::MIGRATIONS.len());
+    let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+    assert_eq!(mode, "wal");
+    conn.execute_batch("PRAGMA user_version = 99").unwrap();
+    drop(conn);
+    let out = arena().args(["league", "add", s(&dir), "x", "random"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("newer"));
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+}
+
+fn get(port: u16, path: &str) -> String {
+    let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(conn, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut text = String::new();
+    conn.read_to_string(&mut text).unwrap();
+    text
+}
+
+/// Starts `run --serve` and waits for its page's address.
+fn serve(dir: &Path, extra: &[&str]) -> (Child, String) {
+    let port = free_port().to_string();
+    let addr = format!("127.0.0.1:{port}");
+    let mut args = vec!["--concurrency", "1", "--serve", addr.as_str()];
+    args.extend_from_slice(extra);
+    let mut child = std::process::Command::new(exe())
+        .args(["league", "run", s(dir)])
+        .args(&args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while err.read_line(&mut line).unwrap() > 0 && !line.contains("league page: ") {
+        line.clear();
+    }
+    let url = line.trim().trim_start_matches("league page: ").to_owned();
+    assert!(url.starts_with("http://"), "{line}");
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    (child, url)
+}
+
+/// The page, opened in headless Chromium against the running league: a standings row,
+/// a verdict, a hostile name shown as text, no console message; read-only; the token.
+#[test]
+fn the_live_page_in_headless_chromium() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    let hostile = "<img src=x onerror=alert(1)>\"'&";
+    league(
+        &dir,
+        "5,4 9,7",
+        "9",
+        &[("greedy", "greedy", true), ("random", "random", true), (hostile, "smart", false)],
+    );
+    run(&dir, &["--games", "400"]);
+    let (mut child, url) = serve(&dir, &[]);
+    let port: u16 = url.rsplit(':').next().unwrap().trim_end_matches('/').parse().unwrap();
+    let state = get(port, "/api/state?bot=greedy&seat=2&case=9,7");
+    assert!(state.starts_with("HTTP/1.1 200"), "{state}");
+    let body = &state[state.find("\r\n\r\n").unwrap() + 4..];
+    let v: serde_json::Value = serde_json::from_str(body).unwrap();
+    assert!(v["recent"].as_array().unwrap().iter().all(|g| g["seat"] == 2 && g["case"] == "9,7"
+        && (g["a"] == "greedy" || g["b"] == "greedy")));
+    let post = {
+        let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(conn, "POST /api/state HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        let mut t = String::new();
+        conn.read_to_string(&mut t).unwrap();
+        t
+    };
+    assert!(post.starts_with("HTTP/1.1 405"), "{post}");
+    let game = get(port, "/api/game?a=1&b=2&g=0&seat=1");
+    assert!(game.contains("greedy vs random"), "{game}");
+
+    let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|n| common::find(n))
+    else {
+        common::have("chromium");
+        let _ = child.kill();
+        return;
+    };
+    let profile = TempDir::new().unwrap();
+    let out = std::process::Command::new(browser)
+        .args(["--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--enable-logging=stderr", "--v=0", "--virtual-time-budget=8000"])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg("--dump-dom")
+        .arg(&url)
+        .output()
+        .unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(out.status.success(), "{out:?}");
+    let dom = String::from_utf8_lossy(&out.stdout);
+    let console: Vec<&str> = std::str::from_utf8(&out.stderr)
+        .unwrap()
+        .lines()
+        .filter(|l| l.contains("CONSOLE"))
+        .collect();
+    assert!(console.is_empty(), "console: {console:#?}");
+    assert!(dom.contains("data-status=\"ok\""), "{dom}");
+    assert!(dom.contains("<td class=\"name\">greedy</td>"), "no standings row: {dom}");
+    assert!(
+        dom.contains("&lt;img src=x onerror=alert(1)&gt;\"'&amp;"),
+        "the hostile name is not shown as text: {dom}"
+    );
+    assert!(!dom.contains("<img src=\"x\""), "the hostile name became markup");
+    assert!(
+        dom.contains("verdict accepted") || dom.contains("verdict rejected") || dom.contains("verdict running"),
+        "no verdict: {dom}"
+    );
+
+    // Any other address needs the token, and every request must carry it.
+    let (mut child, url) = serve(&dir, &["--token", "s3cret", "--games", "1000000"]);
+    let port: u16 = url.split(':').nth(2).unwrap().split('/').next().unwrap().parse().unwrap();
+    assert!(get(port, "/api/state").starts_with("HTTP/1.1 401"));
+    assert!(get(port, "/api/state?token=s3cret").starts_with("HTTP/1.1 200"));
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// `show` on a league of 1,000,000 stored games answers in under a second: it reads
+/// the aggregates kept with every batch, never the games.
+#[test]
+#[ignore = "fills a database with 1,000,000 games (about a minute in a debug build): cargo test -p arena --test league -- --ignored"]
+fn show_answers_in_under_a_second_on_a_million_games() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(
+        &dir,
+        "5,4 9,7",
+        "1",
+        &[("a", "greedy", true), ("b", "random", true), ("c", "smart", true), ("d", "endgame", false)],
+    );
+    run(&dir, &["--games", "4000"]);
+    fill(&dir.join("league.db"), 1_000_000);
+    let began = Instant::now();
+    let json = show_json(&dir);
+    let took = began.elapsed();
+    assert!(json["games"].as_u64().unwrap() >= 1_000_000, "{json}");
+    assert!(took < Duration::from_secs(1), "show took {took:?}");
+    eprintln!("league show on {} games: {took:?}", json["games"]);
+    let (mut child, url) = serve(&dir, &["--games", "1000000000"]);
+    let port: u16 = url.rsplit(':').next().unwrap().trim_end_matches('/').parse().unwrap();
+    let began = Instant::now();
+    let state = get(port, "/api/state");
+    let took = began.elapsed();
+    let _ = child.kill();
+    assert!(state.starts_with("HTTP/1.1 200"));
+    assert!(took < Duration::from_secs(1), "the page's state took {took:?}");
+    eprintln!("the page's state on 1,000,000 games: {took:?}");
+}
+
+/// Synthetic games (copies of stored ones at later pairs) with their aggregates, as
+/// the run's commits keep them.
+fn fill(db: &Path, games: u64) {
+    let mut conn = rusqlite::Connection::open(db).unwrap();
+    let tx = conn.transaction().unwrap();
+    let pairs: Vec<(i64, i64, i64)> = tx
+        .prepare("SELECT a, b, next_g FROM pairs")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let per_pair = games / pairs.len() as u64 / 2;
+    for (a, b, next) in pairs {
+        tx.execute(
+            "INSERT INTO games(a, b, g, seat, case_idx, deal, score_a, termination, forfeit, first, tail)
+             SELECT a, b, ?3 + (x.n / 2), x.n % 2, ((?3 + x.n / 2) % 2), ((?3 + x.n / 2) / 2), 1, 'domino', '', 'a', '1,0,domino,,,5,0-0,0,0,0'
+             FROM (SELECT ?1 AS a, ?2 AS b) JOIN (WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM c WHERE n + 1 < ?4) SELECT n FROM c) AS x",
+            rusqlite::params![a, b, next, (2 * per_pair) as i64],
+        )
+        .unwrap();
+        tx.execute(
+            "UPDATE pairs SET next_g = next_g + ?3, w = w + ?4, p4 = p4 + ?3 WHERE a = ?1 AND b = ?2",
+            rusqlite::params![a, b, per_pair as i64, (2 * per_pair) as i64],
+        )
+        .unwrap();
+    }
+    tx.commit().unwrap();
+}
