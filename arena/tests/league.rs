@@ -110,7 +110,8 @@ fn the_command_line_flow_and_an_export_that_verify_checks() {
 
     let out = tmp.path().join("out");
     let pairs = export(&dir, &out);
-    assert_eq!(pairs.len(), 3, "{pairs:?}");
+    // smart's verdict comes first (candidates first): its two pairs, then spare games.
+    assert!(pairs.len() >= 2, "{pairs:?}");
     let mut games = 0;
     for entry in std::fs::read_dir(&out).unwrap() {
         let p = entry.unwrap().path();
@@ -131,16 +132,17 @@ fn the_command_line_flow_and_an_export_that_verify_checks() {
     // vs greedy pair played the first rows of this match.
     let greedy_smart = &pairs["greedy vs smart"];
     let n = rows(greedy_smart).len();
-    assert!(n >= 4 && n % 4 == 0, "{n} rows: whole deals over both cases");
+    assert!(n >= 4 && n % 2 == 0, "{n} rows: whole pairs");
     let m = tmp.path().join("match");
     ok(&[
         "match", "--game", "dominoes", "--agent", "greedy", "--agent", "smart", "--cases", "5,4 9,7",
-        "--games-per-case", &(n / 2).to_string(), "--seed", "7", "--out", s(&m),
+        "--games-per-case", &(2 * n.div_ceil(4)).to_string(), "--seed", "7", "--out", s(&m),
     ]);
-    assert_eq!(std::fs::read_to_string(m.join("games.csv")).unwrap(), *greedy_smart);
+    let played = std::fs::read_to_string(m.join("games.csv")).unwrap();
+    assert_eq!(rows(&played)[..n], rows(greedy_smart)[..], "the league's games are the match's");
 
     // Tampering: a score flipped and its check recomputed (a forger's edit) fails verify.
-    let victim = out.join("1-2").join("games.csv");
+    let victim = out.join("1-3").join("games.csv");
     let text = std::fs::read_to_string(&victim).unwrap();
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
     let mut crc = 0u32;
@@ -162,7 +164,7 @@ fn the_command_line_flow_and_an_export_that_verify_checks() {
     }
     assert!(changed);
     std::fs::write(&victim, lines.join("\n") + "\n").unwrap();
-    let out = arena().args(["verify", s(&out.join("1-2"))]).output().unwrap();
+    let out = arena().args(["verify", s(&out.join("1-3"))]).output().unwrap();
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
 }
 
