@@ -194,12 +194,8 @@
 
   for (const k of ["case", "seat", "bot"]) $("f-" + k).addEventListener("change", refresh);
   refresh();
-  // Live: server-sent events when the league changes; polling where they fail.
-  if (window.EventSource) {
-    const events = new EventSource(url("/events"));
-    events.onmessage = refresh;
-    events.onerror = () => { events.close(); setInterval(refresh, 3000); };
-  } else {
-    setInterval(refresh, 3000);
-  }
+  // Live: polled every two seconds (the server also offers /events, server-sent
+  // events on every change, for scripts; a page holding that stream open keeps a
+  // headless browser from ever finishing its load).
+  setInterval(refresh, 2000);
 })();
