@@ -531,8 +531,8 @@ fn show_answers_in_under_a_second_on_a_million_games() {
     eprintln!("the page's state on 1,000,000 games: {took:?}");
 }
 
-/// Synthetic games (copies of stored ones at later pairs) with their aggregates, as
-/// the run's commits keep them.
+/// Synthetic games (rows at later pairs) and aggregates scaled from the real ones, so
+/// the table keeps a real league's shape.
 fn fill(db: &Path, games: u64) {
     let mut conn = rusqlite::Connection::open(db).unwrap();
     let tx = conn.transaction().unwrap();
@@ -552,9 +552,13 @@ fn fill(db: &Path, games: u64) {
             rusqlite::params![a, b, next, (2 * per_pair) as i64],
         )
         .unwrap();
+        // The aggregates grow as the real games are distributed: each count scaled.
+        let scale = 1 + per_pair as i64 / next.max(1);
         tx.execute(
-            "UPDATE pairs SET next_g = next_g + ?3, w = w + ?4, p4 = p4 + ?3 WHERE a = ?1 AND b = ?2",
-            rusqlite::params![a, b, per_pair as i64, (2 * per_pair) as i64],
+            "UPDATE pairs SET next_g = next_g * ?3, w = w * ?3, d = d * ?3, l = l * ?3,
+               p0 = p0 * ?3, p1 = p1 * ?3, p2 = p2 * ?3, p3 = p3 * ?3, p4 = p4 * ?3
+             WHERE a = ?1 AND b = ?2",
+            rusqlite::params![a, b, scale],
         )
         .unwrap();
     }

@@ -13,7 +13,8 @@ use super::League;
 use super::store::{Bot, BotId, PairStats, Role, State};
 use super::verdict::{Table, strongest_benchmark};
 use crate::rundir::results::csv_cell;
-use crate::stats::bradley_terry;
+use crate::stats::Wdl;
+use crate::stats::bradley_terry::{self, Encounter};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Standings {
@@ -98,7 +99,7 @@ pub fn standings(league: &League) -> Result<Standings> {
     let name: HashMap<BotId, &str> = bots.iter().map(|b| (b.id, b.name.as_str())).collect();
     let strongest = strongest_benchmark(&bots, &pairs);
     let table = Table::of(&bots, &pairs, |b| b.plays());
-    let ratings = bradley_terry::rate(table.ids.len(), &table.encounters, league.config.seed);
+    let ratings = ratings(table.ids.len(), &table.encounters, league.config.seed);
     let by_id: HashMap<BotId, &Bot> = bots.iter().map(|b| (b.id, b)).collect();
     let mut rows: Vec<Row> = table
         .ids
@@ -172,6 +173,66 @@ pub fn standings(league: &League) -> Result<Standings> {
         cross,
         retired,
     })
+}
+
+/// Up to this many game pairs in the table, the intervals are the reports' exact
+/// bootstrap (`bradley_terry::rate`, which redraws every pair: its cost grows with the
+/// games); beyond, each replicate draws each pairing's score from the normal law of
+/// its pentanomial mean and variance, which those pair counts make indistinguishable
+/// from the redraw, at a cost that does not grow with the games.
+pub const EXACT_BOOTSTRAP_PAIRS: u64 = 50_000;
+
+/// Bradley–Terry ratings with 95 % bootstrap intervals, deterministic for `seed`.
+pub fn ratings(agents: usize, encounters: &[Encounter], seed: u64) -> Vec<bradley_terry::Rating> {
+    let pairs: u64 = encounters.iter().map(|e| e.pairs.pairs()).sum();
+    if pairs <= EXACT_BOOTSTRAP_PAIRS {
+        return bradley_terry::rate(agents, encounters, seed);
+    }
+    use rand::{RngExt, SeedableRng};
+    let point = bradley_terry::fit(agents, encounters);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    rng.set_stream(bradley_terry::BOOTSTRAP_STREAM);
+    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(bradley_terry::REPLICATES); agents];
+    for _ in 0..bradley_terry::REPLICATES {
+        let drawn: Vec<Encounter> = encounters
+            .iter()
+            .map(|e| {
+                let m = e.pairs.pairs().max(1) as f64;
+                // Box–Muller: one standard normal from two uniforms in (0, 1].
+                let (u1, u2): (f64, f64) = (1.0 - rng.random::<f64>(), rng.random::<f64>());
+                let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
+                let score = (e.pairs.mean() + z * (e.pairs.variance() / m).sqrt()).clamp(0.0, 1.0);
+                let games = e.games.games();
+                let wins = ((score * games as f64).round() as u64).min(games);
+                Encounter {
+                    a: e.a,
+                    b: e.b,
+                    games: Wdl {
+                        wins,
+                        draws: 0,
+                        losses: games - wins,
+                    },
+                    pairs: e.pairs,
+                }
+            })
+            .collect();
+        for (i, elo) in bradley_terry::fit(agents, &drawn).into_iter().enumerate() {
+            samples[i].push(elo);
+        }
+    }
+    point
+        .into_iter()
+        .zip(samples)
+        .map(|(elo, mut s)| {
+            s.sort_by(f64::total_cmp);
+            let at = |q: f64| s[((q * (s.len() - 1) as f64).round() as usize).min(s.len() - 1)];
+            bradley_terry::Rating {
+                elo,
+                low: at(0.025).min(elo),
+                high: at(0.975).max(elo),
+            }
+        })
+        .collect()
 }
 
 /// A bot's points and games against the bots `keep` selects.
