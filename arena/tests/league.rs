@@ -36,7 +36,17 @@ fn s(p: &Path) -> &str {
 
 /// A league of `bots` (name, spec, benchmark), in this order.
 fn league(dir: &Path, cases: &str, seed: &str, bots: &[(&str, &str, bool)]) {
-    ok(&["league", "init", s(dir), "--game", "dominoes", "--cases", cases, "--seed", seed]);
+    ok(&[
+        "league",
+        "init",
+        s(dir),
+        "--game",
+        "dominoes",
+        "--cases",
+        cases,
+        "--seed",
+        seed,
+    ]);
     for (name, spec, bench) in bots {
         let mut args = vec!["league", "add", s(dir), name, spec];
         if *bench {
@@ -88,11 +98,22 @@ fn the_command_line_flow_and_an_export_that_verify_checks() {
         &dir,
         "5,4 9,7",
         "7",
-        &[("greedy", "greedy", true), ("random", "random", true), ("smart", "smart", false)],
+        &[
+            ("greedy", "greedy", true),
+            ("random", "random", true),
+            ("smart", "smart", false),
+        ],
     );
     run(&dir, &["--games", "600", "--concurrency", "2"]);
     let table = ok(&["league", "show", s(&dir)]);
-    for needle in ["rank", "greedy", "random", "smart", "candidates: GSPRT", "cross table"] {
+    for needle in [
+        "rank",
+        "greedy",
+        "random",
+        "smart",
+        "candidates: GSPRT",
+        "cross table",
+    ] {
         assert!(table.contains(needle), "{needle} missing from\n{table}");
     }
     let json = show_json(&dir);
@@ -102,10 +123,15 @@ fn the_command_line_flow_and_an_export_that_verify_checks() {
     let total: u64 = standings.iter().map(|r| r["games"].as_u64().unwrap()).sum();
     assert_eq!(total, 1200, "each game counts for both bots");
     for r in standings {
-        assert!(r["elo_low"].as_f64() <= r["elo"].as_f64() && r["elo"].as_f64() <= r["elo_high"].as_f64());
+        assert!(
+            r["elo_low"].as_f64() <= r["elo"].as_f64()
+                && r["elo"].as_f64() <= r["elo_high"].as_f64()
+        );
     }
     let csv = ok(&["league", "show", s(&dir), "--format", "csv"]);
-    assert!(csv.starts_with("rank,bot,role,state,games,score,elo,elo_low,elo_high,llr,verdict_pairs,against\n"));
+    assert!(csv.starts_with(
+        "rank,bot,role,state,games,score,elo,elo_low,elo_high,llr,verdict_pairs,against\n"
+    ));
     assert_eq!(csv.lines().count(), 4, "{csv}");
 
     let out = tmp.path().join("out");
@@ -135,11 +161,28 @@ fn the_command_line_flow_and_an_export_that_verify_checks() {
     assert!(n >= 4 && n % 2 == 0, "{n} rows: whole pairs");
     let m = tmp.path().join("match");
     ok(&[
-        "match", "--game", "dominoes", "--agent", "greedy", "--agent", "smart", "--cases", "5,4 9,7",
-        "--games-per-case", &(2 * n.div_ceil(4)).to_string(), "--seed", "7", "--out", s(&m),
+        "match",
+        "--game",
+        "dominoes",
+        "--agent",
+        "greedy",
+        "--agent",
+        "smart",
+        "--cases",
+        "5,4 9,7",
+        "--games-per-case",
+        &(2 * n.div_ceil(4)).to_string(),
+        "--seed",
+        "7",
+        "--out",
+        s(&m),
     ]);
     let played = std::fs::read_to_string(m.join("games.csv")).unwrap();
-    assert_eq!(rows(&played)[..n], rows(greedy_smart)[..], "the league's games are the match's");
+    assert_eq!(
+        rows(&played)[..n],
+        rows(greedy_smart)[..],
+        "the league's games are the match's"
+    );
 
     // Tampering: a score flipped and its check recomputed (a forger's edit) fails verify.
     let victim = out.join("1-3").join("games.csv");
@@ -164,8 +207,16 @@ fn the_command_line_flow_and_an_export_that_verify_checks() {
     }
     assert!(changed);
     std::fs::write(&victim, lines.join("\n") + "\n").unwrap();
-    let out = arena().args(["verify", s(&out.join("1-3"))]).output().unwrap();
-    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stdout));
+    let out = arena()
+        .args(["verify", s(&out.join("1-3"))])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
 }
 
 /// zlib's crc32(data, value), bit by bit (the tests need no crate for it).
@@ -174,7 +225,11 @@ fn crc32(previous: u32, data: &[u8]) -> u32 {
     for &b in data {
         crc ^= u32::from(b);
         for _ in 0..8 {
-            crc = if crc & 1 != 0 { (crc >> 1) ^ 0xEDB8_8320 } else { crc >> 1 };
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xEDB8_8320
+            } else {
+                crc >> 1
+            };
         }
     }
     !crc
@@ -194,7 +249,12 @@ fn same_prefix(x: &str, y: &str) -> usize {
 fn games_do_not_depend_on_other_bots_restarts_or_concurrency() {
     let tmp = TempDir::new().unwrap();
     let plain = tmp.path().join("plain");
-    league(&plain, "5,4 6,5 9,7", "11", &[("greedy", "greedy", true), ("random", "random", true)]);
+    league(
+        &plain,
+        "5,4 6,5 9,7",
+        "11",
+        &[("greedy", "greedy", true), ("random", "random", true)],
+    );
     run(&plain, &["--games", "1200", "--concurrency", "1"]);
 
     let busy = tmp.path().join("busy");
@@ -202,11 +262,22 @@ fn games_do_not_depend_on_other_bots_restarts_or_concurrency() {
         &busy,
         "5,4 6,5 9,7",
         "11",
-        &[("smart", "smart", true), ("greedy", "greedy", true), ("random", "random", true)],
+        &[
+            ("smart", "smart", true),
+            ("greedy", "greedy", true),
+            ("random", "random", true),
+        ],
     );
     run(&busy, &["--games", "300", "--concurrency", "3"]);
     ok(&["league", "archive", s(&busy), "smart"]);
-    ok(&["league", "add", s(&busy), "endgame", "endgame", "--benchmark"]);
+    ok(&[
+        "league",
+        "add",
+        s(&busy),
+        "endgame",
+        "endgame",
+        "--benchmark",
+    ]);
     run(&busy, &["--games", "700", "--concurrency", "2"]);
     ok(&["league", "rename", s(&busy), "greedy", "greedy-v1"]);
     ok(&["league", "rename", s(&busy), "greedy-v1", "greedy"]);
@@ -218,11 +289,19 @@ fn games_do_not_depend_on_other_bots_restarts_or_concurrency() {
     assert!(n >= 200, "only {n} common games");
     let json = show_json(&busy);
     assert!(
-        json["retired"].as_array().unwrap().iter().any(|r| r["bot"] == "smart"),
+        json["retired"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["bot"] == "smart"),
         "{json}"
     );
     assert!(
-        json["rows"].as_array().unwrap().iter().all(|r| r["bot"] != "smart"),
+        json["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["bot"] != "smart"),
         "an archived bot leaves the standings"
     );
 }
@@ -233,7 +312,10 @@ fn spawn_run(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Child {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap()
+    cmd.stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
 }
 
 /// `kill -9` in the middle of the writes, and an abort inside a commit: the next `run`
@@ -242,7 +324,11 @@ fn spawn_run(dir: &Path, extra: &[&str], env: &[(&str, &str)]) -> Child {
 fn kill_9_during_writes_then_run_loses_and_doubles_nothing() {
     let tmp = TempDir::new().unwrap();
     let dir = tmp.path().join("lg");
-    let bots = [("greedy", "greedy", true), ("random", "random", true), ("smart", "smart", true)];
+    let bots = [
+        ("greedy", "greedy", true),
+        ("random", "random", true),
+        ("smart", "smart", true),
+    ];
     league(&dir, "5,4 9,7", "3", &bots);
     let mut child = spawn_run(&dir, &["--concurrency", "2"], &[]);
     let began = Instant::now();
@@ -260,9 +346,13 @@ fn kill_9_during_writes_then_run_loses_and_doubles_nothing() {
     assert!(after_kill > 0);
 
     // An abort between a batch's inserts and its commit: that batch is not kept.
-    let crashed = spawn_run(&dir, &["--games", "100"], &[("ARENA_FAULT", "abort-at:league-commit")])
-        .wait_with_output()
-        .unwrap();
+    let crashed = spawn_run(
+        &dir,
+        &["--games", "100"],
+        &[("ARENA_FAULT", "abort-at:league-commit")],
+    )
+    .wait_with_output()
+    .unwrap();
     assert!(!crashed.status.success(), "the fault aborts the run");
     assert_eq!(show_json(&dir)["games"].as_u64().unwrap(), after_kill);
 
@@ -292,10 +382,27 @@ fn a_better_candidate_is_accepted_and_a_worse_one_rejected() {
     let tmp = TempDir::new().unwrap();
     let dir = tmp.path().join("lg");
     ok(&[
-        "league", "init", s(&dir), "--game", "dominoes", "--cases", "9,7 7,5", "--seed", "5",
-        "--elo1", "40", "--alpha", "0.1", "--beta", "0.1",
+        "league",
+        "init",
+        s(&dir),
+        "--game",
+        "dominoes",
+        "--cases",
+        "9,7 7,5",
+        "--seed",
+        "5",
+        "--elo1",
+        "40",
+        "--alpha",
+        "0.1",
+        "--beta",
+        "0.1",
     ]);
-    for (name, spec) in [("greedy", "greedy"), ("random", "random"), ("smart", "smart")] {
+    for (name, spec) in [
+        ("greedy", "greedy"),
+        ("random", "random"),
+        ("smart", "smart"),
+    ] {
         ok(&["league", "add", s(&dir), name, spec, "--benchmark"]);
     }
     // `best` with a smaller search budget, so the test stays short in a debug build.
@@ -320,7 +427,13 @@ fn a_better_candidate_is_accepted_and_a_worse_one_rejected() {
     assert!(!best["path"].as_array().unwrap().is_empty());
     // Decided candidates play no more; spare capacity goes to the table.
     let weak_games = |j: &serde_json::Value| {
-        j["rows"].as_array().unwrap().iter().find(|r| r["bot"] == "weak").unwrap()["games"].as_u64()
+        j["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["bot"] == "weak")
+            .unwrap()["games"]
+            .as_u64()
     };
     let before = weak_games(&json);
     run(&dir, &["--games", "200"]);
@@ -328,7 +441,12 @@ fn a_better_candidate_is_accepted_and_a_worse_one_rejected() {
     // Promotion is the author's act.
     ok(&["league", "promote", s(&dir), "best"]);
     let table = ok(&["league", "show", s(&dir)]);
-    assert!(table.lines().any(|l| l.contains("best") && l.contains("benchmark")), "{table}");
+    assert!(
+        table
+            .lines()
+            .any(|l| l.contains("best") && l.contains("benchmark")),
+        "{table}"
+    );
 }
 
 /// Bad input is refused with exit 2 and a message naming it.
@@ -339,13 +457,28 @@ fn refusals_name_the_input() {
     league(&dir, "5,4", "1", &[("greedy", "greedy", true)]);
     let none = tmp.path().join("none");
     let cases: &[(&[&str], &str)] = &[
-        (&["league", "add", s(&dir), "greedy", "random"], "already has a bot named"),
+        (
+            &["league", "add", s(&dir), "greedy", "random"],
+            "already has a bot named",
+        ),
         (&["league", "add", s(&dir), "x", "nosuchbot"], "nosuchbot"),
-        (&["league", "add", s(&dir), "bad\nname", "random"], "control character"),
-        (&["league", "promote", s(&dir), "ghost"], "no bot named \"ghost\""),
-        (&["league", "init", s(&dir), "--game", "dominoes"], "already holds a league"),
+        (
+            &["league", "add", s(&dir), "bad\nname", "random"],
+            "control character",
+        ),
+        (
+            &["league", "promote", s(&dir), "ghost"],
+            "no bot named \"ghost\"",
+        ),
+        (
+            &["league", "init", s(&dir), "--game", "dominoes"],
+            "already holds a league",
+        ),
         (&["league", "show", s(&none)], "not a league"),
-        (&["league", "run", s(&dir), "--serve", "0.0.0.0:0"], "--token"),
+        (
+            &["league", "run", s(&dir), "--serve", "0.0.0.0:0"],
+            "--token",
+        ),
     ];
     for (args, needle) in cases {
         let out = arena().args(*args).output().unwrap();
@@ -355,12 +488,23 @@ fn refusals_name_the_input() {
     }
     // A failed build marks the bot failed, with its log.
     let out = arena()
-        .args(["league", "add", s(&dir), "broken", "random", "--build", "echo compiling; exit 3"])
+        .args([
+            "league",
+            "add",
+            s(&dir),
+            "broken",
+            "random",
+            "--build",
+            "echo compiling; exit 3",
+        ])
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let table = ok(&["league", "show", s(&dir)]);
-    assert!(table.contains("broken: failed") && table.contains("compiling"), "{table}");
+    assert!(
+        table.contains("broken: failed") && table.contains("compiling"),
+        "{table}"
+    );
 }
 
 /// The schema is versioned: a new database is at the last migration, in WAL mode; a
@@ -372,19 +516,30 @@ fn the_schema_is_versioned_and_wal() {
     league(&dir, "5,4", "1", &[]);
     let db = dir.join("league.db");
     let conn = rusqlite::Connection::open(&db).unwrap();
-    let v: i64 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).unwrap();
+    let v: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(v as usize, arena::league::store::MIGRATIONS.len());
-    let mode: String = conn.query_row("PRAGMA journal_mode", [], |r| r.get(0)).unwrap();
+    let mode: String = conn
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .unwrap();
     assert_eq!(mode, "wal");
     conn.execute_batch("PRAGMA user_version = 99").unwrap();
     drop(conn);
-    let out = arena().args(["league", "add", s(&dir), "x", "random"]).output().unwrap();
+    let out = arena()
+        .args(["league", "add", s(&dir), "x", "random"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("newer"));
 }
 
 fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap().port()
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
 }
 
 fn get(port: u16, path: &str) -> String {
@@ -430,17 +585,34 @@ fn the_live_page_in_headless_chromium() {
         &dir,
         "5,4 9,7",
         "9",
-        &[("greedy", "greedy", true), ("random", "random", true), (hostile, "smart", false)],
+        &[
+            ("greedy", "greedy", true),
+            ("random", "random", true),
+            (hostile, "smart", false),
+        ],
     );
     run(&dir, &["--games", "400"]);
     let (mut child, url) = serve(&dir, &[]);
-    let port: u16 = url.rsplit(':').next().unwrap().trim_end_matches('/').parse().unwrap();
+    let port: u16 = url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches('/')
+        .parse()
+        .unwrap();
     let state = get(port, "/api/state?bot=greedy&seat=2&case=9,7");
     assert!(state.starts_with("HTTP/1.1 200"), "{state}");
     let body = &state[state.find("\r\n\r\n").unwrap() + 4..];
     let v: serde_json::Value = serde_json::from_str(body).unwrap();
-    assert!(v["recent"].as_array().unwrap().iter().all(|g| g["seat"] == 2 && g["case"] == "9,7"
-        && (g["a"] == "greedy" || g["b"] == "greedy")));
+    assert!(
+        v["recent"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|g| g["seat"] == 2
+                && g["case"] == "9,7"
+                && (g["a"] == "greedy" || g["b"] == "greedy"))
+    );
     let post = {
         let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
         write!(conn, "POST /api/state HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
@@ -462,7 +634,15 @@ fn the_live_page_in_headless_chromium() {
     };
     let profile = TempDir::new().unwrap();
     let out = std::process::Command::new(browser)
-        .args(["--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--enable-logging=stderr", "--v=0", "--virtual-time-budget=8000"])
+        .args([
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--no-first-run",
+            "--enable-logging=stderr",
+            "--v=0",
+            "--virtual-time-budget=8000",
+        ])
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg("--dump-dom")
         .arg(&url)
@@ -479,20 +659,36 @@ fn the_live_page_in_headless_chromium() {
         .collect();
     assert!(console.is_empty(), "console: {console:#?}");
     assert!(dom.contains("data-status=\"ok\""), "{dom}");
-    assert!(dom.contains("<td class=\"name\">greedy</td>"), "no standings row: {dom}");
+    assert!(
+        dom.contains("<td class=\"name\">greedy</td>"),
+        "no standings row: {dom}"
+    );
     assert!(
         dom.contains("&lt;img src=x onerror=alert(1)&gt;\"'&amp;"),
         "the hostile name is not shown as text: {dom}"
     );
-    assert!(!dom.contains("<img src=\"x\""), "the hostile name became markup");
     assert!(
-        dom.contains("verdict accepted") || dom.contains("verdict rejected") || dom.contains("verdict running"),
+        !dom.contains("<img src=\"x\""),
+        "the hostile name became markup"
+    );
+    assert!(
+        dom.contains("verdict accepted")
+            || dom.contains("verdict rejected")
+            || dom.contains("verdict running"),
         "no verdict: {dom}"
     );
 
     // Any other address needs the token, and every request must carry it.
     let (mut child, url) = serve(&dir, &["--token", "s3cret", "--games", "1000000"]);
-    let port: u16 = url.split(':').nth(2).unwrap().split('/').next().unwrap().parse().unwrap();
+    let port: u16 = url
+        .split(':')
+        .nth(2)
+        .unwrap()
+        .split('/')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
     assert!(get(port, "/api/state").starts_with("HTTP/1.1 401"));
     assert!(get(port, "/api/state?token=s3cret").starts_with("HTTP/1.1 200"));
     let _ = child.kill();
@@ -510,7 +706,12 @@ fn show_answers_in_under_a_second_on_a_million_games() {
         &dir,
         "5,4 9,7",
         "1",
-        &[("a", "greedy", true), ("b", "random", true), ("c", "smart", true), ("d", "endgame", false)],
+        &[
+            ("a", "greedy", true),
+            ("b", "random", true),
+            ("c", "smart", true),
+            ("d", "endgame", false),
+        ],
     );
     run(&dir, &["--games", "4000"]);
     fill(&dir.join("league.db"), 1_000_000);
@@ -521,13 +722,22 @@ fn show_answers_in_under_a_second_on_a_million_games() {
     assert!(took < Duration::from_secs(1), "show took {took:?}");
     eprintln!("league show on {} games: {took:?}", json["games"]);
     let (mut child, url) = serve(&dir, &["--games", "1000000000"]);
-    let port: u16 = url.rsplit(':').next().unwrap().trim_end_matches('/').parse().unwrap();
+    let port: u16 = url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches('/')
+        .parse()
+        .unwrap();
     let began = Instant::now();
     let state = get(port, "/api/state");
     let took = began.elapsed();
     let _ = child.kill();
     assert!(state.starts_with("HTTP/1.1 200"));
-    assert!(took < Duration::from_secs(1), "the page's state took {took:?}");
+    assert!(
+        took < Duration::from_secs(1),
+        "the page's state took {took:?}"
+    );
     eprintln!("the page's state on 1,000,000 games: {took:?}");
 }
 

@@ -150,11 +150,18 @@ pub fn run(args: LeagueArgs) -> Result<()> {
             let l = League::open(&a.dir)?;
             let added = league::bots::add(&l, &a.name, &a.spec, a.benchmark, a.build.as_deref())?;
             match added.failed {
-                Some(log) => bail!("bot {:?} failed its build and will not play:\n{log}", a.name),
+                Some(log) => bail!(
+                    "bot {:?} failed its build and will not play:\n{log}",
+                    a.name
+                ),
                 None => emit(&format!(
                     "added {:?} as {} ({})\n",
                     a.name,
-                    if a.benchmark { "a benchmark" } else { "a candidate" },
+                    if a.benchmark {
+                        "a benchmark"
+                    } else {
+                        "a candidate"
+                    },
                     added.spec
                 )),
             }

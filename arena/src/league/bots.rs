@@ -45,7 +45,13 @@ pub struct Added {
 
 /// `arena league add`: registers `spec` as `name`, copying its program files and
 /// building the copy when `build` is given.
-pub fn add(league: &League, name: &str, spec: &str, benchmark: bool, build: Option<&str>) -> Result<Added> {
+pub fn add(
+    league: &League,
+    name: &str,
+    spec: &str,
+    benchmark: bool,
+    build: Option<&str>,
+) -> Result<Added> {
     check_name(name)?;
     let parsed: Spec = spec
         .parse()
@@ -59,15 +65,15 @@ pub fn add(league: &League, name: &str, spec: &str, benchmark: bool, build: Opti
     };
     // Registered first (the name is taken at once), as failed until its files are in
     // place: a run that reads the table meanwhile never plays a half-copied bot.
-    let id = league
-        .store
-        .add_bot(name, spec, role, State::Failed)?;
+    let id = league.store.add_bot(name, spec, role, State::Failed)?;
     let folder = league.dir.join(BOTS).join(id.to_string());
     let copied = match &parsed {
         Spec::Exec { command } => match copy_program(command, &folder) {
             Ok(c) => c,
             Err(e) => {
-                league.store.set_failed(id, &format!("copying its files: {e:#}"))?;
+                league
+                    .store
+                    .set_failed(id, &format!("copying its files: {e:#}"))?;
                 return Err(e.context(format!("bot {name:?} is recorded as failed")));
             }
         },
@@ -159,8 +165,14 @@ fn run_build(cmd: &str, folder: &Path, limits: &crate::external::Limits) -> Resu
     let began = Instant::now();
     let (out_tx, out_rx) = std::sync::mpsc::channel();
     for stream in [
-        child.stdout.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
-        child.stderr.take().map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        child
+            .stdout
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        child
+            .stderr
+            .take()
+            .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
     ]
     .into_iter()
     .flatten()
@@ -168,7 +180,10 @@ fn run_build(cmd: &str, folder: &Path, limits: &crate::external::Limits) -> Resu
         let tx = out_tx.clone();
         std::thread::spawn(move || {
             let mut buf = Vec::new();
-            let _ = std::io::Read::read_to_end(&mut std::io::Read::take(stream, LOG_MAX as u64), &mut buf);
+            let _ = std::io::Read::read_to_end(
+                &mut std::io::Read::take(stream, LOG_MAX as u64),
+                &mut buf,
+            );
             let _ = tx.send(buf);
         });
     }
@@ -193,7 +208,10 @@ fn run_build(cmd: &str, folder: &Path, limits: &crate::external::Limits) -> Resu
         Some(s) => Ok((false, format!("build {cmd:?} failed ({s}):\n{log}"))),
         None => Ok((
             false,
-            format!("build {cmd:?} ran past {} s and was stopped:\n{log}", BUILD_LIMIT.as_secs()),
+            format!(
+                "build {cmd:?} ran past {} s and was stopped:\n{log}",
+                BUILD_LIMIT.as_secs()
+            ),
         )),
     }
 }
@@ -207,14 +225,18 @@ pub fn promote(league: &League, name: &str) -> Result<()> {
     if bot.role == Role::Benchmark {
         bail!("bot {name:?} is a benchmark already");
     }
-    league.store.set_role(bot.id, Role::Benchmark, State::Active)
+    league
+        .store
+        .set_role(bot.id, Role::Benchmark, State::Active)
 }
 
 /// `reject`: a candidate stops being evaluated (a benchmark becomes a rejected candidate:
 /// it leaves the pool).
 pub fn reject(league: &League, name: &str) -> Result<()> {
     let bot = league.store.bot(name)?;
-    league.store.set_role(bot.id, Role::Candidate, State::Rejected)
+    league
+        .store
+        .set_role(bot.id, Role::Candidate, State::Rejected)
 }
 
 /// `archive`: the bot plays no more and leaves the standings; its games stay.

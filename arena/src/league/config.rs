@@ -94,7 +94,12 @@ impl LeagueConfig {
 
     /// The two-agent match a pair of bots plays: `names[0]` is agent A (the lower bot
     /// id). Its games do not depend on `games_per_case`, only its length does.
-    pub fn pair_plan(&self, names: [&str; 2], specs: [&str; 2], games_per_case: u32) -> Result<Plan> {
+    pub fn pair_plan(
+        &self,
+        names: [&str; 2],
+        specs: [&str; 2],
+        games_per_case: u32,
+    ) -> Result<Plan> {
         let config = Config {
             game: self.game.clone(),
             cases: Some(Cases::List(self.cases.clone())),

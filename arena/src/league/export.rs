@@ -30,7 +30,11 @@ pub struct Exported {
 pub fn export(league: &League, out: &Path, pair: Option<(&str, &str)>) -> Result<Vec<Exported>> {
     let bots = league.store.bots()?;
     let pairs = league.store.pairs()?;
-    let bot = |id| bots.iter().find(|b: &&Bot| b.id == id).context("a pair of an unknown bot");
+    let bot = |id| {
+        bots.iter()
+            .find(|b: &&Bot| b.id == id)
+            .context("a pair of an unknown bot")
+    };
     let mut done = Vec::new();
     if let Some((x, y)) = pair {
         let (x, y) = (league.store.bot(x)?, league.store.bot(y)?);
@@ -47,16 +51,31 @@ pub fn export(league: &League, out: &Path, pair: Option<(&str, &str)>) -> Result
         let (a, b) = (bot(stats.a)?, bot(stats.b)?);
         let name = format!("{}-{}", a.id, b.id);
         let e = export_pair(league, a, b, stats, &out.join(&name))?;
-        let _ = writeln!(index, "{name},{},{},{}", csv_cell(&e.a), csv_cell(&e.b), e.games);
+        let _ = writeln!(
+            index,
+            "{name},{},{},{}",
+            csv_cell(&e.a),
+            csv_cell(&e.b),
+            e.games
+        );
         done.push(e);
     }
     crate::rundir::write_atomic(&out.join("pairs.csv"), &index)?;
     let standings = super::standings::standings(league)?;
-    crate::rundir::write_atomic(&out.join("standings.csv"), &super::standings::csv(&standings))?;
+    crate::rundir::write_atomic(
+        &out.join("standings.csv"),
+        &super::standings::csv(&standings),
+    )?;
     Ok(done)
 }
 
-fn export_pair(league: &League, a: &Bot, b: &Bot, stats: &PairStats, dir: &Path) -> Result<Exported> {
+fn export_pair(
+    league: &League,
+    a: &Bot,
+    b: &Bot,
+    stats: &PairStats,
+    dir: &Path,
+) -> Result<Exported> {
     let cases = league.config.cases.len() as u64;
     let pairs_per_case = stats.next_g.div_ceil(cases).max(1);
     let games_per_case = u32::try_from(2 * pairs_per_case).context("a pair too long to export")?;
@@ -98,10 +117,16 @@ fn export_pair(league: &League, a: &Bot, b: &Bot, stats: &PairStats, dir: &Path)
     std::fs::write(run.games_csv(), &text)
         .with_context(|| format!("writing {}", run.games_csv().display()))?;
     let mut tally = Summarizer::new(&plan)?;
-    read_rows(&run.games_csv(), &plan, Shard::WHOLE, Torn::Refuse, &mut |r| {
-        tally.record(&r)?;
-        Ok(Flow::Continue)
-    })?;
+    read_rows(
+        &run.games_csv(),
+        &plan,
+        Shard::WHOLE,
+        Torn::Refuse,
+        &mut |r| {
+            tally.record(&r)?;
+            Ok(Flow::Continue)
+        },
+    )?;
     let stopped_early = expected < 2 * pairs_per_case * cases;
     crate::tournament::write_summaries(&run, &tally, stopped_early, None)?;
     run.log(&format!(

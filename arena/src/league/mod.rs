@@ -62,7 +62,8 @@ impl League {
                 dir.display()
             )
         })?;
-        let config = LeagueConfig::parse(&text).with_context(|| format!("in {}", path.display()))?;
+        let config =
+            LeagueConfig::parse(&text).with_context(|| format!("in {}", path.display()))?;
         let store = store(&dir.join(DATABASE))?;
         Ok(League {
             dir: dir.to_owned(),

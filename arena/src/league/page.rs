@@ -30,7 +30,9 @@ const MAX_CONNECTIONS: usize = 64;
 /// Starts the server on a thread of its own; returns the page's address.
 pub fn serve(addr: SocketAddr, dir: &Path, token: Option<String>) -> Result<String> {
     if !addr.ip().is_loopback() && token.is_none() {
-        bail!("--serve {addr} is not a loopback address: give --token TOKEN so only those who hold it read the page");
+        bail!(
+            "--serve {addr} is not a loopback address: give --token TOKEN so only those who hold it read the page"
+        );
     }
     let listener = TcpListener::bind(addr).with_context(|| format!("--serve {addr}"))?;
     let bound = listener.local_addr()?;
@@ -162,17 +164,37 @@ fn respond(conn: &mut TcpStream, status: &str, kind: &str, body: &[u8]) -> Resul
 impl Server {
     fn handle(&self, mut conn: TcpStream) -> Result<()> {
         let Some(req) = read_request(&conn)? else {
-            return respond(&mut conn, "405 Method Not Allowed", "text/plain", b"read-only: GET only\n");
+            return respond(
+                &mut conn,
+                "405 Method Not Allowed",
+                "text/plain",
+                b"read-only: GET only\n",
+            );
         };
         if let Some(token) = &self.token {
             let given = req.param("token").map(str::to_owned).or(req.bearer.clone());
             if given.as_deref() != Some(token.as_str()) {
-                return respond(&mut conn, "401 Unauthorized", "text/plain", b"this page needs its token\n");
+                return respond(
+                    &mut conn,
+                    "401 Unauthorized",
+                    "text/plain",
+                    b"this page needs its token\n",
+                );
             }
         }
         match req.path.as_str() {
-            "/" | "/index.html" => respond(&mut conn, "200 OK", "text/html; charset=utf-8", PAGE.as_bytes()),
-            "/page.js" => respond(&mut conn, "200 OK", "text/javascript; charset=utf-8", SCRIPT.as_bytes()),
+            "/" | "/index.html" => respond(
+                &mut conn,
+                "200 OK",
+                "text/html; charset=utf-8",
+                PAGE.as_bytes(),
+            ),
+            "/page.js" => respond(
+                &mut conn,
+                "200 OK",
+                "text/javascript; charset=utf-8",
+                SCRIPT.as_bytes(),
+            ),
             "/favicon.ico" => respond(&mut conn, "204 No Content", "text/plain", b""),
             "/api/state" => self.json(&mut conn, || self.state(&req)),
             "/api/game" => self.json(&mut conn, || self.game(&req)),
@@ -183,7 +205,12 @@ impl Server {
 
     fn json(&self, conn: &mut TcpStream, make: impl FnOnce() -> Result<Value>) -> Result<()> {
         match make() {
-            Ok(v) => respond(conn, "200 OK", "application/json", serde_json::to_string(&v)?.as_bytes()),
+            Ok(v) => respond(
+                conn,
+                "200 OK",
+                "application/json",
+                serde_json::to_string(&v)?.as_bytes(),
+            ),
             Err(e) => respond(
                 conn,
                 "400 Bad Request",
@@ -228,7 +255,8 @@ impl Server {
                     .cases
                     .iter()
                     .position(|x| x == c)
-                    .with_context(|| format!("no case {c:?} in this league"))? as u16,
+                    .with_context(|| format!("no case {c:?} in this league"))?
+                    as u16,
             ),
         };
         let seat = match req.param("seat") {
@@ -316,6 +344,8 @@ impl Server {
         let text = player
             .replay(g as u64, (seat - 1) as u8)?
             .unwrap_or_else(|| "a game of an external bot: replay it with `arena replay` on an export (`arena league export`)".into());
-        Ok(json!({ "title": format!("{} vs {}, game {}", x.name, y.name, 2 * g + seat - 1), "text": text }))
+        Ok(
+            json!({ "title": format!("{} vs {}, game {}", x.name, y.name, 2 * g + seat - 1), "text": text }),
+        )
     }
 }

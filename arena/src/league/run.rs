@@ -113,7 +113,9 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         if options.until_decided && !running {
             break;
         }
-        let want = left.map_or(batch, |l| batch.min(l.div_ceil(2) as usize)).max(1);
+        let want = left
+            .map_or(batch, |l| batch.min(l.div_ceil(2) as usize))
+            .max(1);
         let known: Vec<PairStats> = pairs.values().cloned().collect();
         let jobs = next_jobs(&bots, &known, want);
         if jobs.is_empty() {
@@ -122,7 +124,9 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
                 break;
             }
             if !waiting_said && !options.quiet {
-                eprintln!("waiting: fewer than two bots can play (add some with `arena league add`)");
+                eprintln!(
+                    "waiting: fewer than two bots can play (add some with `arena league add`)"
+                );
                 waiting_said = true;
             }
             std::thread::sleep(Duration::from_millis(300));
@@ -140,7 +144,14 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         let start = Instant::now();
         let played = play_batch(&pool, &batch_players, &jobs, &logs)?;
         for (key, more) in pair_totals(&played)? {
-            pairs.entry(key).or_insert_with(|| PairStats { a: key.0, b: key.1, ..PairStats::default() }).add(&more);
+            pairs
+                .entry(key)
+                .or_insert_with(|| PairStats {
+                    a: key.0,
+                    b: key.1,
+                    ..PairStats::default()
+                })
+                .add(&more);
         }
         recorded += 2 * played.len() as u64;
         if to_writer.send(played).is_err() {
@@ -183,6 +194,9 @@ fn report_verdicts(decided: &[(String, State, f64)], quiet: bool) {
         return;
     }
     for (name, state, llr) in decided {
-        eprintln!("candidate {name:?}: {} (LLR {llr:+.2}); its evaluation stops", state.as_str());
+        eprintln!(
+            "candidate {name:?}: {} (LLR {llr:+.2}); its evaluation stops",
+            state.as_str()
+        );
     }
 }

@@ -114,7 +114,11 @@ pub fn standings(league: &League) -> Result<Standings> {
                 role: bot.role,
                 state: bot.state,
                 games,
-                score: if games == 0 { 0.0 } else { 100.0 * points / games as f64 },
+                score: if games == 0 {
+                    0.0
+                } else {
+                    100.0 * points / games as f64
+                },
                 elo: r.elo,
                 elo_low: r.low,
                 elo_high: r.high,
@@ -134,7 +138,10 @@ pub fn standings(league: &League) -> Result<Standings> {
                 state: b.state,
                 llr: b.llr,
                 pairs: b.verdict_pairs,
-                against: b.against.and_then(|id| name.get(&id)).map(|s| (*s).to_owned()),
+                against: b
+                    .against
+                    .and_then(|id| name.get(&id))
+                    .map(|s| (*s).to_owned()),
                 path: league.store.llr_path(b.id)?,
             })
         })
@@ -166,7 +173,9 @@ pub fn standings(league: &League) -> Result<Standings> {
             beta: league.config.sprt.beta,
             lower,
             upper,
-            against: strongest.and_then(|id| name.get(&id)).map(|s| (*s).to_owned()),
+            against: strongest
+                .and_then(|id| name.get(&id))
+                .map(|s| (*s).to_owned()),
         },
         rows,
         candidates,
@@ -298,7 +307,13 @@ pub fn table(s: &Standings) -> String {
         s.seed,
         s.games
     );
-    let width = s.rows.iter().map(|r| r.bot.chars().count()).max().unwrap_or(3).max(3);
+    let width = s
+        .rows
+        .iter()
+        .map(|r| r.bot.chars().count())
+        .max()
+        .unwrap_or(3)
+        .max(3);
     let _ = writeln!(
         out,
         "{:>4}  {:<width$}  {:<9}  {:<8}  {:>8}  {:>6}  {:>7}  95% interval",
@@ -329,7 +344,10 @@ pub fn table(s: &Standings) -> String {
             s.sprt.beta,
             s.sprt.lower,
             s.sprt.upper,
-            s.sprt.against.as_ref().map_or(" (none yet)".to_owned(), |b| format!(" ({b})"))
+            s.sprt
+                .against
+                .as_ref()
+                .map_or(" (none yet)".to_owned(), |b| format!(" ({b})"))
         );
         for c in &s.candidates {
             let _ = writeln!(
@@ -339,12 +357,17 @@ pub fn table(s: &Standings) -> String {
                 c.state.as_str(),
                 c.llr.map_or("-".to_owned(), |l| format!("{l:+.2}")),
                 c.pairs,
-                c.against.as_ref().map_or(String::new(), |a| format!(" against {a}"))
+                c.against
+                    .as_ref()
+                    .map_or(String::new(), |a| format!(" against {a}"))
             );
         }
     }
     if s.cross.bots.len() > 1 {
-        let _ = writeln!(out, "\ncross table (points per 100 of the row against the column; games)");
+        let _ = writeln!(
+            out,
+            "\ncross table (points per 100 of the row against the column; games)"
+        );
         let cell = 14;
         let _ = write!(out, "{:<width$}", "", width = width + 4);
         for (i, _) in s.cross.bots.iter().enumerate() {
@@ -352,7 +375,12 @@ pub fn table(s: &Standings) -> String {
         }
         out.push('\n');
         for (i, row) in s.cross.cells.iter().enumerate() {
-            let _ = write!(out, "{:<width$}", format!("#{} {}", i + 1, s.cross.bots[i]), width = width + 4);
+            let _ = write!(
+                out,
+                "{:<width$}",
+                format!("#{} {}", i + 1, s.cross.bots[i]),
+                width = width + 4
+            );
             for c in row {
                 let text = c.map_or("-".to_owned(), |c| format!("{:.1} ({})", c.score, c.games));
                 let _ = write!(out, "  {text:>cell$}");
@@ -361,7 +389,11 @@ pub fn table(s: &Standings) -> String {
         }
     }
     for r in &s.retired {
-        let why = if r.archived { "archived" } else { r.state.as_str() };
+        let why = if r.archived {
+            "archived"
+        } else {
+            r.state.as_str()
+        };
         let _ = writeln!(out, "{}: {why}", r.bot);
         if r.state == State::Failed && !r.log.is_empty() {
             for line in r.log.lines().take(20) {
@@ -374,8 +406,9 @@ pub fn table(s: &Standings) -> String {
 
 /// One row per bot of the standings: the `--format csv` output.
 pub fn csv(s: &Standings) -> String {
-    let mut out =
-        String::from("rank,bot,role,state,games,score,elo,elo_low,elo_high,llr,verdict_pairs,against\n");
+    let mut out = String::from(
+        "rank,bot,role,state,games,score,elo,elo_low,elo_high,llr,verdict_pairs,against\n",
+    );
     for r in &s.rows {
         let c = s.candidates.iter().find(|c| c.bot == r.bot);
         let _ = writeln!(
@@ -390,9 +423,11 @@ pub fn csv(s: &Standings) -> String {
             r.elo,
             r.elo_low,
             r.elo_high,
-            c.and_then(|c| c.llr).map_or(String::new(), |l| format!("{l:.4}")),
+            c.and_then(|c| c.llr)
+                .map_or(String::new(), |l| format!("{l:.4}")),
             c.map_or(String::new(), |c| c.pairs.to_string()),
-            c.and_then(|c| c.against.as_deref()).map_or(String::new(), csv_cell),
+            c.and_then(|c| c.against.as_deref())
+                .map_or(String::new(), csv_cell),
         );
     }
     out

@@ -257,7 +257,10 @@ impl Store {
     /// so a reader never waits on the writer; refuses a schema it does not know.
     pub fn open_read(path: &Path) -> Result<Store> {
         if !path.exists() {
-            bail!("{} does not exist (make a league with `arena league init`)", path.display());
+            bail!(
+                "{} does not exist (make a league with `arena league init`)",
+                path.display()
+            );
         }
         let conn = Connection::open_with_flags(
             path,
@@ -279,7 +282,9 @@ impl Store {
 
     /// The schema version this database is at.
     pub fn version(&self) -> Result<usize> {
-        let v: i64 = self.conn.query_row("PRAGMA user_version", [], |r| r.get(0))?;
+        let v: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))?;
         Ok(v as usize)
     }
 
@@ -634,7 +639,12 @@ impl Store {
     }
 
     /// Every game of bots `a < b`, in game order (`g`, then seat): its match's rows.
-    pub fn pair_games(&self, a: BotId, b: BotId, each: &mut dyn FnMut(StoredGame) -> Result<()>) -> Result<()> {
+    pub fn pair_games(
+        &self,
+        a: BotId,
+        b: BotId,
+        each: &mut dyn FnMut(StoredGame) -> Result<()>,
+    ) -> Result<()> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT seq, a, b, g, seat, case_idx, deal, score_a, termination, forfeit, first, tail
              FROM games WHERE a = ?1 AND b = ?2 ORDER BY g, seat",
@@ -648,9 +658,11 @@ impl Store {
 
     /// Games recorded (from the aggregates: no scan).
     pub fn total_games(&self) -> Result<u64> {
-        let n: i64 = self
-            .conn
-            .query_row("SELECT coalesce(sum(w + d + l), 0) FROM pairs", [], |r| r.get(0))?;
+        let n: i64 =
+            self.conn
+                .query_row("SELECT coalesce(sum(w + d + l), 0) FROM pairs", [], |r| {
+                    r.get(0)
+                })?;
         Ok(n as u64)
     }
 
@@ -660,7 +672,9 @@ impl Store {
         let seq: i64 = self
             .conn
             .query_row("SELECT coalesce(max(seq), 0) FROM games", [], |r| r.get(0))?;
-        let version: i64 = self.conn.query_row("PRAGMA data_version", [], |r| r.get(0))?;
+        let version: i64 = self
+            .conn
+            .query_row("PRAGMA data_version", [], |r| r.get(0))?;
         Ok((seq, version))
     }
 
