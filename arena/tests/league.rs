@@ -158,7 +158,7 @@ fn the_command_line_flow_and_an_export_that_verify_checks() {
     // vs greedy pair played the first rows of this match.
     let greedy_smart = &pairs["greedy vs smart"];
     let n = rows(greedy_smart).len();
-    assert!(n >= 4 && n % 2 == 0, "{n} rows: whole pairs");
+    assert!(n >= 4 && n.is_multiple_of(2), "{n} rows: whole pairs");
     let m = tmp.path().join("match");
     ok(&[
         "match",

@@ -21,6 +21,9 @@ use super::play::PairPlayer;
 use super::standings::standings;
 use super::store::Filter;
 
+/// One pair of bots' row of the heatmap: per case, points and games of agent A.
+type HeatRow = (i64, i64, Vec<Option<(f64, u64)>>);
+
 const PAGE: &str = include_str!("page.html");
 const SCRIPT: &str = include_str!("page.js");
 
@@ -283,7 +286,7 @@ impl Server {
         };
         let cases = &league.config.cases;
         // The heatmap: per pair of bots, per case, points per 100 of agent A.
-        let mut rows: Vec<(i64, i64, Vec<Option<(f64, u64)>>)> = Vec::new();
+        let mut rows: Vec<HeatRow> = Vec::new();
         for (a, b, case, _seat, wdl) in league.store.cells(&filter)? {
             if rows.last().is_none_or(|r| (r.0, r.1) != (a, b)) {
                 rows.push((a, b, vec![None; cases.len()]));

@@ -136,9 +136,10 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         let by_id: HashMap<BotId, &super::store::Bot> = bots.iter().map(|b| (b.id, b)).collect();
         let mut batch_players: HashMap<(BotId, BotId), Arc<PairPlayer>> = HashMap::new();
         for job in &jobs {
-            if !batch_players.contains_key(&(job.a, job.b)) {
-                let p = players.get(&league.config, by_id[&job.a], by_id[&job.b])?;
-                batch_players.insert((job.a, job.b), p);
+            if let std::collections::hash_map::Entry::Vacant(slot) =
+                batch_players.entry((job.a, job.b))
+            {
+                slot.insert(players.get(&league.config, by_id[&job.a], by_id[&job.b])?);
             }
         }
         let start = Instant::now();

@@ -188,6 +188,9 @@ pub struct StoredGame {
     pub tail: String,
 }
 
+/// One aggregate cell: bots `a < b`, case, seat order, and the counts of `a`.
+pub type Cell = (BotId, BotId, u16, u8, Wdl);
+
 /// Which games a query covers (the page's filters).
 #[derive(Clone, Debug, Default)]
 pub struct Filter {
@@ -569,7 +572,7 @@ impl Store {
 
     /// Counts per pair of bots, case and seat order, within `filter` (the heatmaps and
     /// the filtered cross table).
-    pub fn cells(&self, filter: &Filter) -> Result<Vec<(BotId, BotId, u16, u8, Wdl)>> {
+    pub fn cells(&self, filter: &Filter) -> Result<Vec<Cell>> {
         let mut stmt = self.conn.prepare_cached(
             "SELECT a, b, case_idx, seat, w, d, l FROM cells
              WHERE (?1 IS NULL OR case_idx = ?1) AND (?2 IS NULL OR seat = ?2)
