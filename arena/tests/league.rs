@@ -698,7 +698,7 @@ fn the_live_page_in_headless_chromium() {
 /// `show` on a league of 1,000,000 stored games answers in under a second: it reads
 /// the aggregates kept with every batch, never the games.
 #[test]
-#[ignore = "fills a database with 1,000,000 games (about a minute in a debug build): cargo test -p arena --test league -- --ignored"]
+#[ignore = "fills a database with 1,000,000 games (about 10 s in a debug build): cargo test -p arena --test league -- --ignored"]
 fn show_answers_in_under_a_second_on_a_million_games() {
     let tmp = TempDir::new().unwrap();
     let dir = tmp.path().join("lg");
