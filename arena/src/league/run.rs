@@ -81,21 +81,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         .into_iter()
         .map(|p| ((p.a, p.b), p))
         .collect();
-    let (to_writer, batches) = std::sync::mpsc::sync_channel::<Vec<PlayedPair>>(1);
-    let db = dir.join(super::DATABASE);
-    let quiet = options.quiet;
-    let writer = std::thread::Builder::new()
-        .name("league-writer".into())
-        .spawn(move || -> Result<()> {
-            let mut store = Store::open(&db)?;
-            // Verdicts due from games committed before a restart.
-            report_verdicts(&evaluate(&store, &sprt)?, quiet);
-            for played in batches {
-                store.commit(&played)?;
-                report_verdicts(&evaluate(&store, &sprt)?, quiet);
-            }
-            Ok(())
-        })?;
+    let (to_writer, writer) = spawn_writer(&dir.join(super::DATABASE), sprt, options.quiet)?;
     loop {
         if crate::engine::stop::requested() {
             break;
@@ -133,15 +119,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
             continue;
         }
         waiting_said = false;
-        let by_id: HashMap<BotId, &super::store::Bot> = bots.iter().map(|b| (b.id, b)).collect();
-        let mut batch_players: HashMap<(BotId, BotId), Arc<PairPlayer>> = HashMap::new();
-        for job in &jobs {
-            if let std::collections::hash_map::Entry::Vacant(slot) =
-                batch_players.entry((job.a, job.b))
-            {
-                slot.insert(players.get(&league.config, by_id[&job.a], by_id[&job.b])?);
-            }
-        }
+        let batch_players = players_for(&mut players, &league, &bots, &jobs)?;
         let start = Instant::now();
         let played = play_batch(&pool, &batch_players, &jobs, &logs)?;
         for (key, more) in pair_totals(&played)? {
@@ -188,6 +166,47 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         games: recorded,
         seconds,
     })
+}
+
+/// The players of the pairs `jobs` names, built once and kept in `players`.
+fn players_for(
+    players: &mut Players,
+    league: &League,
+    bots: &[super::store::Bot],
+    jobs: &[super::play::Job],
+) -> Result<HashMap<(BotId, BotId), Arc<PairPlayer>>> {
+    let by_id: HashMap<BotId, &super::store::Bot> = bots.iter().map(|b| (b.id, b)).collect();
+    let mut batch: HashMap<(BotId, BotId), Arc<PairPlayer>> = HashMap::new();
+    for job in jobs {
+        if let std::collections::hash_map::Entry::Vacant(slot) = batch.entry((job.a, job.b)) {
+            slot.insert(players.get(&league.config, by_id[&job.a], by_id[&job.b])?);
+        }
+    }
+    Ok(batch)
+}
+
+/// The one writer of games: commits each batch it receives, then updates the tests.
+type Writer = (
+    std::sync::mpsc::SyncSender<Vec<PlayedPair>>,
+    std::thread::JoinHandle<Result<()>>,
+);
+
+fn spawn_writer(db: &Path, sprt: crate::stats::Sprt, quiet: bool) -> Result<Writer> {
+    let (to_writer, batches) = std::sync::mpsc::sync_channel::<Vec<PlayedPair>>(1);
+    let db = db.to_owned();
+    let writer = std::thread::Builder::new()
+        .name("league-writer".into())
+        .spawn(move || -> Result<()> {
+            let mut store = Store::open(&db)?;
+            // Verdicts due from games committed before a restart.
+            report_verdicts(&evaluate(&store, &sprt)?, quiet);
+            for played in batches {
+                store.commit(&played)?;
+                report_verdicts(&evaluate(&store, &sprt)?, quiet);
+            }
+            Ok(())
+        })?;
+    Ok((to_writer, writer))
 }
 
 fn report_verdicts(decided: &[(String, State, f64)], quiet: bool) {
