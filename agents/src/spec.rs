@@ -54,6 +54,16 @@ impl Spec {
         }
     }
 
+    /// The name of a built-in; an `exec:` spec is refused (its adapter is not built here).
+    pub fn builtin_name(&self) -> Result<&str, SpecError> {
+        match self {
+            Spec::Builtin { name, .. } => Ok(name),
+            Spec::Exec { .. } => Err(SpecError::ExecUnsupported {
+                spec: self.to_string(),
+            }),
+        }
+    }
+
     /// The value of `option`, parsed; `default` when absent.
     pub fn option<T: FromStr>(&self, option: &str, default: T) -> Result<T, SpecError>
     where

@@ -333,12 +333,7 @@ impl Ismcts {
     /// untried one if any (chosen at random), else the best bound; `None` when nothing
     /// fits.
     fn select(&mut self, sim: &Sim) -> Option<(Tile, End)> {
-        let mut options = [(Tile::from_index(0), End::Left); 90];
-        let mut count = 0;
-        sim.for_each_placement(|t, end| {
-            options[count] = (t, end);
-            count += 1;
-        });
+        let (options, count) = sim.placements();
         if count == 0 {
             return None;
         }

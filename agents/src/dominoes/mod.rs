@@ -38,6 +38,7 @@ pub use solver::{Solution, Solver};
 use arena_core::Agent;
 use arena_core::dominoes::Dominoes;
 
+use crate::learned::{self, TrainEvent, TrainParams, Weights};
 use crate::spec::{Opt, SeedSource, Spec, SpecError, value};
 
 /// A boxed Dominoes agent, sendable to a worker thread.
@@ -141,41 +142,39 @@ pub fn ismcts_config(spec: &Spec) -> Result<IsmctsConfig, SpecError> {
     spec.configure(IsmctsConfig::default(), ISMCTS_OPTIONS)
 }
 
+/// Trains the learned evaluator (`learned`, `tc-server`), `greedy` its baseline
+/// opponent ([`learned::train`]).
+pub fn train_learned(params: &TrainParams, progress: &mut impl FnMut(&TrainEvent)) -> Weights {
+    learned::train::train(params, progress, |_| Greedy)
+}
+
 /// Builds the agent a spec names, with its private seed (derived only if it uses one).
 pub fn build(spec: &Spec, seed: impl SeedSource) -> Result<BoxedAgent, SpecError> {
-    match spec {
-        Spec::Exec { .. } => Err(SpecError::ExecUnsupported {
-            spec: spec.to_string(),
-        }),
-        Spec::Builtin { name, .. } => match name.as_str() {
-            "random" => {
-                spec.expect_options(&[])?;
-                Ok(Box::new(Random::new(seed.seed())))
-            }
-            "greedy" => {
-                spec.expect_options(&[])?;
-                Ok(Box::new(Greedy))
-            }
-            "smart" => {
-                spec.expect_options(&[])?;
-                Ok(Box::new(Smart))
-            }
-            "endgame" => {
-                spec.expect_options(&["nodes"])?;
-                let nodes = spec.option("nodes", endgame::DEFAULT_ENDGAME_NODES)?;
-                Ok(Box::new(EndgamePlayer::with_max_nodes(nodes)))
-            }
-            "pimc" | "pimc-read" => Ok(Box::new(Pimc::new(pimc_config(spec)?, seed.seed()))),
-            "expecti" => Ok(Box::new(Expecti::new(expecti_config(spec)?, seed.seed()))),
-            // `best` names the strongest built-in: `ismcts` (docs/benchmarks.md, issue 24).
-            "ismcts" | "best" => Ok(Box::new(Ismcts::new(ismcts_config(spec)?, seed.seed()))),
-            // The learned evaluator (agents/src/learned/); `tc-server` uses the built-in weights.
-            "learned" | "tc-server" => Ok(Box::new(crate::learned::dominoes_agent(spec)?)),
-            _ => Err(SpecError::Unknown {
-                name: name.clone(),
+    let name = spec.builtin_name()?;
+    if matches!(name, "random" | "greedy" | "smart") {
+        spec.expect_options(&[])?;
+    }
+    Ok(match name {
+        "random" => Box::new(Random::new(seed.seed())),
+        "greedy" => Box::new(Greedy),
+        "smart" => Box::new(Smart),
+        "endgame" => {
+            let nodes = [Opt::new("nodes", |n, v| value::any(v).map(|x| *n = x))];
+            let nodes = spec.configure(endgame::DEFAULT_ENDGAME_NODES, &nodes)?;
+            Box::new(EndgamePlayer::with_max_nodes(nodes))
+        }
+        "pimc" | "pimc-read" => Box::new(Pimc::new(pimc_config(spec)?, seed.seed())),
+        "expecti" => Box::new(Expecti::new(expecti_config(spec)?, seed.seed())),
+        // `best` names the strongest built-in: `ismcts` (docs/benchmarks.md, issue 24).
+        "ismcts" | "best" => Box::new(Ismcts::new(ismcts_config(spec)?, seed.seed())),
+        // The learned evaluator (agents/src/learned/); `tc-server` uses the built-in weights.
+        "learned" | "tc-server" => Box::new(learned::agent::<Dominoes>(spec)?),
+        _ => {
+            return Err(SpecError::Unknown {
+                name: name.to_owned(),
                 game: "dominoes",
                 known: NAMES.join(", "),
-            }),
-        },
-    }
+            });
+        }
+    })
 }
