@@ -333,4 +333,30 @@ mod tests {
                 .contains("lots")
         );
     }
+
+    #[test]
+    fn option_tables_apply_in_their_order_and_name_what_is_wrong() {
+        // (budget, count): `budget` first, so a count given beside it wins.
+        const TABLE: &[Opt<(bool, u32)>] = &[
+            Opt::new("budget", |c, v| value::tco09_budget(v).map(|b| c.0 = b)),
+            Opt::new("n", |c, v| value::positive(v).map(|n| c.1 = n)),
+        ];
+        let read = |s: &str| s.parse::<Spec>().unwrap().configure((false, 5), TABLE);
+        assert_eq!(read("a").unwrap(), (false, 5));
+        assert_eq!(read("a:n=7,budget=tco09").unwrap(), (true, 7));
+        let err = read("a:n=0").unwrap_err().to_string();
+        assert_eq!(err, "agent \"a\": option n=\"0\": at least 1");
+        let err = read("a:budget=big").unwrap_err().to_string();
+        assert!(err.contains("expected default or tco09"), "{err}");
+        let err = read("a:m=1").unwrap_err().to_string();
+        assert!(
+            err.contains("has no option \"m\" (options: budget, n)"),
+            "{err}"
+        );
+        let exec: Spec = "exec:bot".parse().unwrap();
+        assert!(exec.builtin_name().is_err());
+        assert_eq!(value::flag("2"), Err("expected 0 or 1".into()));
+        assert_eq!(value::one_of("b", &["a", "b"]), Ok(1));
+        assert!(value::non_negative("-1").is_err() && value::non_negative("inf").is_err());
+    }
 }

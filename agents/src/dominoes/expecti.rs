@@ -274,7 +274,7 @@ impl Expecti {
     }
 
     /// The searched value for us (0 loss .. 1 win) of each of `moves`, legal in `view`.
-    pub fn move_values(&mut self, view: &DominoView<'_>, moves: &[DominoMove]) -> Vec<f64> {
+    fn move_values(&mut self, view: &DominoView<'_>, moves: &[DominoMove]) -> Vec<f64> {
         let belief = Belief::of(view);
         let base = base_sim(view, &belief);
         let root = self.root(view, &belief, &base);

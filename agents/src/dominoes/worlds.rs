@@ -29,14 +29,13 @@ pub(crate) fn sample(
             let opp = if reading {
                 let start = held.len();
                 held.resize(start + observed.len(), 0);
-                let hand = belief.sample_hand_by_group(rng, |group, tiles| {
+                belief.sample_hand_by_group(rng, |group, tiles| {
                     for (h, obs) in held[start..].iter_mut().zip(observed) {
                         if group.born < obs.at {
                             *h |= tiles;
                         }
                     }
-                });
-                hand
+                })
             } else {
                 belief.sample_hand(rng)
             };

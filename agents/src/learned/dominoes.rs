@@ -1,6 +1,7 @@
 //! The learned Dominoes evaluator: features of the position a placement leads to, seen
-//! by the player who placed, and the `learned` / `tc-server` agents that play the
-//! placement of highest predicted winning chance.
+//! by the player who placed, and the placement of highest predicted winning chance that
+//! `learned` and `tc-server` ([`super::Learned`]) play; also as a rollout policy
+//! ([`LearnedPolicy`]).
 
 use arena_core::Seat;
 use arena_core::dominoes::{

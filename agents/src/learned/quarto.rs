@@ -1,6 +1,6 @@
 //! The learned Quarto evaluator: features of the position a move leads to (the opponent
-//! about to place the piece just given), and the `learned` agent that plays the move of
-//! highest predicted winning chance.
+//! about to place the piece just given), and the move of highest predicted winning
+//! chance that `learned` ([`super::Learned`]) plays.
 
 use arena_core::Game;
 use arena_core::quarto::{Case, Quarto, QuartoMove};
