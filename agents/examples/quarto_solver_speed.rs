@@ -35,7 +35,8 @@ fn main() {
     let variant: Variant = env("QUARTO_SPEED_VARIANT", Variant::Lines);
     let suites: Vec<(u32, u64)> = match std::env::var("QUARTO_SPEED_EMPTIES") {
         Ok(e) => vec![(
-            e.parse().expect("QUARTO_SPEED_EMPTIES: a number of empty squares"),
+            e.parse()
+                .expect("QUARTO_SPEED_EMPTIES: a number of empty squares"),
             env("QUARTO_SPEED_COUNT", 20),
         )],
         Err(_) => vec![(10, 20), (11, 20), (12, 20), (13, 6), (14, 3)],

@@ -54,9 +54,7 @@ fn main() {
     println!("# achieving it (all moves when lost), `;`-separated, moves as `<square> <give>`.");
     println!("# Positions with <= 5 empties are checked against tests/naive/quarto.rs.");
     println!("#");
-    println!(
-        "# The six positions of shared/notes/quarto.md §3.4 (two independent solvers agree)."
-    );
+    println!("# The six positions of shared/notes/quarto.md §3.4 (two independent solvers agree).");
     for setup in NOTES {
         let setup = setup.parse().expect("a Q9 position");
         line(&Quarto::from_setup(Variant::Lines, &setup).expect("a legal position"));

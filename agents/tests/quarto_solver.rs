@@ -223,12 +223,23 @@ fn the_speed_suites_counters_add_up() {
         let pos = random_safe_position(Variant::Lines, 10, seed);
         let mut solver = Solver::with_table_bits(22);
         let value = solver.solve(&pos);
-        assert_eq!(Solver::with_table_bits(8).solve(&pos), value, "{}", pos.setup());
+        assert_eq!(
+            Solver::with_table_bits(8).solve(&pos),
+            value,
+            "{}",
+            pos.setup()
+        );
         let stats = solver.stats();
-        assert!(stats.nodes_at.iter().sum::<u64>() <= stats.nodes, "{stats:?}");
+        assert!(
+            stats.nodes_at.iter().sum::<u64>() <= stats.nodes,
+            "{stats:?}"
+        );
         assert_eq!(stats.nodes_at[10..].iter().sum::<u64>(), 0, "{stats:?}");
         assert!(stats.nodes_at[9] >= 1, "{stats:?}");
-        assert!(0 < stats.tt_probes && stats.tt_hits <= stats.tt_probes, "{stats:?}");
+        assert!(
+            0 < stats.tt_probes && stats.tt_hits <= stats.tt_probes,
+            "{stats:?}"
+        );
         assert!((0.0..=1.0).contains(&stats.hit_rate()));
     }
 }

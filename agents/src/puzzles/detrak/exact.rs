@@ -543,8 +543,9 @@ impl Search<'_> {
             self.check_symbol_terms(f, x, &p, joint, &skipped);
             // The diagonal table's bound first: the other only where it passes.
             node.x_fits[xi] = joint > floor && {
-                let (diagonal_here, _) =
-                    *node.here.get_or_insert_with(|| self.diagonal_bound_and_uses());
+                let (diagonal_here, _) = *node
+                    .here
+                    .get_or_insert_with(|| self.diagonal_bound_and_uses());
                 let (each, all) =
                     *plain.get_or_insert_with(|| self.plain_each(f, &copies_here, &skipped));
                 p.score + diagonal_here + all - each[xi]
@@ -676,8 +677,9 @@ impl Search<'_> {
             match node.diagonal_of_kind[k] {
                 Some(d) => d,
                 None => {
-                    let (diagonal_here, uses_here) =
-                        *node.here.get_or_insert_with(|| self.diagonal_bound_and_uses());
+                    let (diagonal_here, uses_here) = *node
+                        .here
+                        .get_or_insert_with(|| self.diagonal_bound_and_uses());
                     let d = if keeps_fill(&self.pool, uses_here) {
                         diagonal_here
                     } else {

@@ -153,14 +153,15 @@ fn move_order(
         let clears = cluster.cells == sets[usize::from(cluster.colour)];
         if cluster.cells & !SKIPPED_AFTER[context] == 0
             || !clears
-                && grouped.is_some_and(|grouped| !may_clear_colour_by_colour(grouped, cluster.cells))
+                && grouped
+                    .is_some_and(|grouped| !may_clear_colour_by_colour(grouped, cluster.cells))
         {
             continue;
         }
         let lowest = cluster.cells.trailing_zeros();
-        order[count] =
-            (u32::from(clears) << 12 | cluster.cells.count_ones() << 6 | (63 - lowest)) << 6
-                | index as u32;
+        order[count] = (u32::from(clears) << 12 | cluster.cells.count_ones() << 6 | (63 - lowest))
+            << 6
+            | index as u32;
         count += 1;
     }
     order[..count].sort_unstable_by(|a, b| b.cmp(a));
@@ -213,7 +214,9 @@ impl ConeIda {
             let cluster = clusters[(packed & 63) as usize].cells;
             let mut next = board;
             next.remove(cluster);
-            self.walk.path.push(to_move(cluster.trailing_zeros() as usize));
+            self.walk
+                .path
+                .push(to_move(cluster.trailing_zeros() as usize));
             let next_context = if settled && cluster & !FAR_RIGHT == 0 {
                 AFTER_FAR_RIGHT
             } else {
