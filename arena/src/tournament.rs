@@ -295,7 +295,7 @@ pub fn write_summaries(
         seed: run.plan.seed,
         stopped_early,
     };
-    crate::rundir::fault::point("summaries");
+    crate::runfile::fault::point("summaries");
     let tally = match tally {
         Summarizer::Games(t) => t,
         Summarizer::Puzzles(t) => {
@@ -315,7 +315,7 @@ pub fn write_summaries(
         }
     }
     let think_html = think.map_or(String::new(), ThinkTally::html);
-    crate::rundir::fault::point("report");
+    crate::runfile::fault::point("report");
     write_atomic(
         &run.dir.join("report.html"),
         &html::page(&run.plan, &report, &facts, &think_html)?,

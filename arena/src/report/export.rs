@@ -65,7 +65,7 @@ impl Exporter for JsonSummary {
             matchups: &'a [MatchupReport],
         }
         Ok(serde_json::to_string_pretty(&Doc {
-            schema: crate::rundir::SCHEMA,
+            schema: crate::runfile::SCHEMA,
             game: &facts.game,
             seed: facts.seed,
             stopped_early: facts.stopped_early,

@@ -302,7 +302,7 @@ impl Exporter<PuzzleReport> for PuzzleJson {
             solvers: &'a [SolverRow],
         }
         Ok(serde_json::to_string_pretty(&Doc {
-            schema: crate::rundir::SCHEMA,
+            schema: crate::runfile::SCHEMA,
             game: &facts.game,
             first_seed: facts.seed,
             solvers: &report.rows,

@@ -13,6 +13,8 @@ mod writer;
 pub use reader::{RowReader, Tail, Torn, read_rows};
 pub use writer::ResultsWriter;
 
+pub use crate::runfile::csv_cell;
+
 use crate::engine::{RowEncoder, Schedule};
 use crate::plan::Plan;
 use crate::record::{
@@ -46,15 +48,6 @@ pub const SOLO_COLUMNS: [&str; 8] = [
     "termination",
     "reason",
 ];
-
-/// A cell as CSV writes it: quoted when it holds a comma, quote or line break.
-pub fn csv_cell(text: &str) -> String {
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_owned()
-    }
-}
 
 /// `00` to `99`, two bytes each.
 const DIGIT_PAIRS: &[u8; 200] = b"\

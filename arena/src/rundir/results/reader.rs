@@ -88,7 +88,7 @@ impl RowReader {
                 "{name} line 1: the header is {:?}, expected {:?} (schema {} for {})",
                 String::from_utf8_lossy(&first).trim_end(),
                 header.trim_end(),
-                crate::rundir::SCHEMA,
+                crate::runfile::SCHEMA,
                 plan.game
             );
         }

@@ -14,7 +14,7 @@ use super::{Codec, append_checked};
 use crate::engine::{Flow, Observer, RowSink, Rows};
 use crate::plan::Plan;
 use crate::record::Record;
-use crate::rundir::fault::{self, Budgeted, Fault};
+use crate::runfile::fault::{self, Budgeted, Fault};
 
 /// Appends records to `games.csv`, flushing when its buffer fills or a second has
 /// passed, and at the end.
