@@ -299,8 +299,7 @@ pub fn merge(args: MergeArgs) -> Result<()> {
             return Err(e);
         }
     };
-    let table =
-        tournament::write_summaries(&merged.run, &tally, merged.stopped_early, None)?;
+    let table = tournament::write_summaries(&merged.run, &tally, merged.stopped_early, None)?;
     merged.run.log(&format!(
         "merged {} games from {} shards{}",
         merged.games,

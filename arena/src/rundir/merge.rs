@@ -98,7 +98,10 @@ impl Shards {
         if !stopped_early {
             for (reader, s) in readers.iter_mut().zip(&self.shards) {
                 if reader.next_record()?.is_some() {
-                    bail!("{} holds more games than its shard", s.games_csv().display());
+                    bail!(
+                        "{} holds more games than its shard",
+                        s.games_csv().display()
+                    );
                 }
             }
         }
