@@ -10,6 +10,7 @@ pub mod plan;
 pub mod record;
 pub mod report;
 pub mod rundir;
+pub mod runfile;
 pub mod sandbox;
 pub mod stats;
 pub mod task;

@@ -14,14 +14,11 @@ use crate::engine::{self, Execution, Observer, RunEnd, Shard, SprtMonitor, Start
 use crate::external::{ExecAgent, ExternalRuntime};
 use crate::plan::Plan;
 use crate::record::{Extras, Outcome, Record, Termination};
-use crate::report::puzzle_html::PuzzlePage;
-use crate::report::think::{THINK_CSV, TIMINGS_CSV, ThinkTally};
-use crate::report::{
-    ConsoleTable, Exporter, Forfeits, Progress, RunFacts, Summarizer, export, html, puzzles,
-};
+use crate::report::think::{TIMINGS_CSV, ThinkTally};
+use crate::report::{Forfeits, Progress, RunFacts, Summarizer};
 use crate::rundir::results::{Codec, ResultsWriter, Tail, Torn, read_rows};
 use crate::rundir::times::{TIMES_CSV, TimesWriter};
-use crate::rundir::{Access, RunDir, write_atomic};
+use crate::rundir::{Access, RunDir};
 use crate::task::Prepared;
 
 /// The run stopped on Ctrl-C or SIGTERM; `arena run --resume` finishes it (exit 130).
@@ -291,41 +288,11 @@ pub fn write_summaries(
     think: Option<&ThinkTally>,
 ) -> Result<String> {
     let facts = RunFacts {
-        game: run.plan.game.clone(),
-        seed: run.plan.seed,
+        plan: &run.plan,
         stopped_early,
+        think,
     };
-    crate::rundir::fault::point("summaries");
-    let tally = match tally {
-        Summarizer::Games(t) => t,
-        Summarizer::Puzzles(t) => {
-            let report = t.report();
-            for exporter in crate::report::puzzle_summaries() {
-                if let Some(name) = exporter.file_name() {
-                    write_atomic(&run.dir.join(name), &exporter.export(&report, &facts)?)?;
-                }
-            }
-            return puzzles::PuzzleConsole.export(&report, &facts);
-        }
-    };
-    let report = tally.report();
-    for exporter in export::summaries() {
-        if let Some(name) = exporter.file_name() {
-            write_atomic(&run.dir.join(name), &exporter.export(&report, &facts)?)?;
-        }
-    }
-    let think_html = think.map_or(String::new(), ThinkTally::html);
-    crate::rundir::fault::point("report");
-    write_atomic(
-        &run.dir.join("report.html"),
-        &html::page(&run.plan, &report, &facts, &think_html)?,
-    )?;
-    let mut table = ConsoleTable.export(&report, &facts)?;
-    if let Some(t) = think {
-        write_atomic(&run.dir.join(THINK_CSV), &t.csv()?)?;
-        table.push_str(&t.console());
-    }
-    Ok(table)
+    tally.write_summaries(&run.dir, &facts)
 }
 
 /// `arena report DIR`: writes `report.html` again from the games on disk (the other
@@ -339,36 +306,20 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
             tally.record(&r)
         })?;
     }
-    let path = run.dir.join("report.html");
-    let tally = match tally {
-        Summarizer::Games(t) => t,
-        Summarizer::Puzzles(t) => {
-            let facts = RunFacts {
-                game: run.plan.game.clone(),
-                seed: run.plan.seed,
-                stopped_early: false,
-            };
-            write_atomic(&path, &PuzzlePage.export(&t.report(), &facts)?)?;
-            return Ok(path);
-        }
-    };
     // Whether the SPRT cut the run is stated in summary.json; games alone cannot tell.
     let stopped_early = std::fs::read_to_string(run.dir.join("summary.json"))
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
         .and_then(|v| v.get("stopped_early")?.as_bool())
         .unwrap_or(false);
+    let think = existing_think(&run)?;
     let facts = RunFacts {
-        game: run.plan.game.clone(),
-        seed: run.plan.seed,
+        plan: &run.plan,
         stopped_early,
+        think: think.as_ref(),
     };
-    let think_html = existing_think(&run)?.map_or(String::new(), |t| t.html());
-    write_atomic(
-        &path,
-        &html::page(&run.plan, &tally.report(), &facts, &think_html)?,
-    )?;
-    Ok(path)
+    tally.write_page(&run.dir, &facts)?;
+    Ok(run.dir.join(crate::report::export::REPORT_HTML))
 }
 
 /// The runtime for the plan's `exec:` agents, if it has any, knowing how many games each

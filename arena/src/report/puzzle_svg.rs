@@ -36,32 +36,10 @@ pub fn draw(kind: PuzzleKind, instance: &str, answer: &str) -> Result<String, St
         Ok(score) => format!("{kind}: Score = {score}"),
         Err(why) => format!("{kind}: invalid: {why}"),
     };
-    let parse_err = |e: arena_core::ParseError| e.to_string();
     let (width, height, body) = match kind {
-        PuzzleKind::Detrak => detrak_body(
-            &instance
-                .parse::<<Detrak as Puzzle>::Instance>()
-                .map_err(parse_err)?,
-            &answer
-                .parse::<<Detrak as Puzzle>::Answer>()
-                .map_err(parse_err)?,
-        ),
-        PuzzleKind::DominoPeg => dominopeg_body(
-            &instance
-                .parse::<<DominoPeg as Puzzle>::Instance>()
-                .map_err(parse_err)?,
-            &answer
-                .parse::<<DominoPeg as Puzzle>::Answer>()
-                .map_err(parse_err)?,
-        ),
-        PuzzleKind::Dust => dust_body(
-            &instance
-                .parse::<<Dust as Puzzle>::Instance>()
-                .map_err(parse_err)?,
-            &answer
-                .parse::<<Dust as Puzzle>::Answer>()
-                .map_err(parse_err)?,
-        ),
+        PuzzleKind::Detrak => body::<Detrak>(instance, answer, detrak_body)?,
+        PuzzleKind::DominoPeg => body::<DominoPeg>(instance, answer, dominopeg_body)?,
+        PuzzleKind::Dust => body::<Dust>(instance, answer, dust_body)?,
     };
     let score = verdict.as_ref().map_or(String::new(), |s| s.to_string());
     // SVG text does not wrap: a long reason (it may quote the answer) gets several lines,
@@ -86,6 +64,21 @@ pub fn draw(kind: PuzzleKind, instance: &str, answer: &str) -> Result<String, St
         32 + extra,
         h = height + 40 + extra,
     ))
+}
+
+/// A puzzle's drawing (width, height, SVG body) of `answer` on `instance`, parsed.
+fn body<P: Puzzle>(
+    instance: &str,
+    answer: &str,
+    draw: fn(&P::Instance, &P::Answer) -> (i32, i32, String),
+) -> Result<(i32, i32, String), String> {
+    let instance = instance
+        .parse()
+        .map_err(|e: arena_core::ParseError| e.to_string())?;
+    let answer = answer
+        .parse()
+        .map_err(|e: arena_core::ParseError| e.to_string())?;
+    Ok(draw(&instance, &answer))
 }
 
 /// The height of a caption line.

@@ -13,7 +13,7 @@ use arena_core::rng::{Family, Purpose, StreamId};
 use arena_core::{Agent, AgentError, Game, Seat};
 
 use super::floor::Floored;
-use super::{BookOptions, Prepared, SolveOptions, Solved, Task};
+use super::{BookOptions, Prepared, Shown, ShownStep, SolveOptions, Solved, Task};
 use crate::external::{ExternalRuntime, Wire};
 use crate::plan::Plan;
 use crate::record::{Duel, Extras, JobKey, Outcome, Record, Score, Side, Termination, ThinkTimes};
@@ -445,5 +445,29 @@ impl<D: DuelGame> Prepared for PreparedDuel<D> {
             );
         }
         Ok((out, record))
+    }
+
+    fn steps(&self, job: &JobKey) -> Result<Shown> {
+        let case = self.cases[usize::from(job.case)];
+        let (_, seat_a) = D::start(case, self.plan.seed, job.pair, job.game);
+        let mut steps = Vec::new();
+        let record = self.run::<false, _>(job, None, &mut |step| {
+            steps.push(match step {
+                Step::Start(p) => ShownStep::Start {
+                    drawing: D::draw(p),
+                },
+                Step::Move { seat, mv, after } => ShownStep::Move {
+                    seat,
+                    mv: mv.to_string(),
+                    drawing: D::draw(after),
+                },
+                Step::Forfeit { seat, kind, detail } => ShownStep::Forfeit { seat, kind, detail },
+            });
+        })?;
+        Ok(Shown {
+            seat_a,
+            steps,
+            record,
+        })
     }
 }

@@ -13,10 +13,11 @@ use std::sync::Arc;
 
 use agents::Spec;
 use anyhow::Result;
+use arena_core::Seat;
 
 use crate::external::ExternalRuntime;
 use crate::plan::Plan;
-use crate::record::{JobKey, Record};
+use crate::record::{JobKey, Record, Termination};
 
 /// A kind of run Arena knows: its cases, agents, records and tools.
 pub trait Task: Send + Sync {
@@ -89,6 +90,39 @@ pub trait Prepared: Send + Sync {
         job: &JobKey,
         external: Option<&Arc<ExternalRuntime>>,
     ) -> Result<(String, Record)>;
+
+    /// Plays one job again (built-in agents only), its steps typed and each position
+    /// drawn: what the report's viewer shows. Tasks without moves have none.
+    fn steps(&self, _job: &JobKey) -> Result<Shown> {
+        anyhow::bail!("this task has no moves to show")
+    }
+}
+
+/// A game played again for the report's viewer ([`Prepared::steps`]).
+pub struct Shown {
+    /// The seat agent A sat in.
+    pub seat_a: Seat,
+    pub steps: Vec<ShownStep>,
+    pub record: Record,
+}
+
+/// One step of a [`Shown`] game.
+pub enum ShownStep {
+    Start {
+        drawing: String,
+    },
+    Move {
+        seat: Seat,
+        mv: String,
+        /// The position after the move.
+        drawing: String,
+    },
+    /// A forfeit: no new position.
+    Forfeit {
+        seat: Seat,
+        kind: Termination,
+        detail: String,
+    },
 }
 
 /// Options of `arena solve`.
