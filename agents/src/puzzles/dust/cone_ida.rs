@@ -80,8 +80,7 @@ impl Shapes {
             first: [0; 6],
             single: 0,
         };
-        for c in 1..6 {
-            let cells = sets[c];
+        for (c, &cells) in sets.iter().enumerate().skip(1) {
             if cells == 0 {
                 continue;
             }
