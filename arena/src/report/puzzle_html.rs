@@ -63,12 +63,8 @@ fn section(out: &mut String, puzzle: &str, rows: &[&SolverRow], report: &PuzzleR
         let mean = r.mean_score.map_or("–".to_owned(), |m| format!("{m:.2}"));
         let _ = writeln!(
             out,
-            "<tr data-solver=\"{s}\" data-relative-total=\"{}\" data-valid=\"{}\"><td>{s}</td><td>{}</td><td>{}</td><td>{mean}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            r.relative_total,
-            r.valid,
+            "<tr data-solver=\"{s}\" data-relative-total=\"{total}\" data-valid=\"{valid}\"><td>{s}</td><td>{}</td><td>{valid}</td><td>{mean}</td><td>{total:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             r.attempts,
-            r.valid,
-            r.relative_total,
             r.relative_per_100,
             r.best,
             r.proven,
@@ -76,7 +72,9 @@ fn section(out: &mut String, puzzle: &str, rows: &[&SolverRow], report: &PuzzleR
             r.timeout,
             r.crash,
             r.memory,
-            s = esc(&r.solver)
+            s = esc(&r.solver),
+            total = r.relative_total,
+            valid = r.valid
         );
     }
     out.push_str("</tbody></table>\n");

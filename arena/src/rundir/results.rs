@@ -17,9 +17,7 @@ pub use crate::runfile::csv_cell;
 
 use crate::engine::{RowEncoder, Schedule};
 use crate::plan::Plan;
-use crate::record::{
-    Attempt, Duel, Extra, Extras, JobKey, Outcome, Record, Score, Side, Termination,
-};
+use crate::record::{Attempt, Duel, Extra, JobKey, Outcome, Record, Score, Side, Termination};
 
 /// The columns every game has, before the task's own.
 pub const COMMON_COLUMNS: [&str; 12] = [
@@ -245,22 +243,26 @@ impl Codec {
             ));
         }
         let key = self.schedule.job(index);
-        let extras = (self.columns().len()..width)
-            .map(|i| Extra::parse(cell(i)))
-            .collect();
-        if self.solo {
-            self.read_solo(&cell, key, extras)
+        let (outcome, termination, reason, plies) = if self.solo {
+            self.read_solo(&cell, &key)?
         } else {
-            self.read_duel(&cell, key, extras)
-        }
+            self.read_duel(&cell, &key)?
+        };
+        Ok(Record {
+            key,
+            outcome,
+            termination,
+            reason,
+            plies,
+            extras: (self.columns().len()..width)
+                .map(|i| Extra::parse(cell(i)))
+                .collect(),
+            elapsed: None,
+            think: None,
+        })
     }
 
-    fn read_solo<'r>(
-        &self,
-        cell: &dyn Fn(usize) -> &'r str,
-        key: JobKey,
-        extras: Extras,
-    ) -> Result<Record, String> {
+    fn read_solo(&self, cell: Cells<'_>, key: &JobKey) -> Result<Ending, String> {
         let index = key.index;
         let solver = &self.matchup_names[usize::from(key.matchup)].0;
         let puzzle = &self.case_names[usize::from(key.case)];
@@ -295,24 +297,10 @@ impl Codec {
         if reason.is_empty() == termination.is_forfeit() {
             return Err(format!("termination {termination} with reason {reason:?}"));
         }
-        Ok(Record {
-            key,
-            outcome: Outcome::Solo(Attempt { score }),
-            termination,
-            reason,
-            plies: 0,
-            extras,
-            elapsed: None,
-            think: None,
-        })
+        Ok((Outcome::Solo(Attempt { score }), termination, reason, 0))
     }
 
-    fn read_duel<'r>(
-        &self,
-        cell: &dyn Fn(usize) -> &'r str,
-        key: JobKey,
-        extras: Extras,
-    ) -> Result<Record, String> {
+    fn read_duel(&self, cell: Cells<'_>, key: &JobKey) -> Result<Ending, String> {
         let index = key.index;
         let (a, b) = &self.matchup_names[usize::from(key.matchup)];
         let case = &self.case_names[usize::from(key.case)];
@@ -354,22 +342,21 @@ impl Codec {
         let plies: u32 = cell(11)
             .parse()
             .map_err(|_| format!("plies {:?} is not a number", cell(11)))?;
-        Ok(Record {
-            key,
-            outcome: Outcome::Duel(Duel {
-                score_a,
-                first,
-                forfeit,
-            }),
-            termination,
-            reason,
-            plies,
-            extras,
-            elapsed: None,
-            think: None,
-        })
+        let outcome = Outcome::Duel(Duel {
+            first,
+            score_a,
+            forfeit,
+        });
+        Ok((outcome, termination, reason, plies))
     }
 }
+
+/// A row's cells by column (empty past its end).
+type Cells<'r> = &'r dyn Fn(usize) -> &'r str;
+
+/// What a row says of its game besides the job and the extras: its outcome,
+/// termination, reason and plies.
+type Ending = (Outcome, Termination, String, u32);
 
 /// Appends the record's extra columns, each after a comma.
 #[inline(always)]
