@@ -36,7 +36,7 @@ pub fn page(
     let games = super::viewer::chosen(plan, report);
     let html = HtmlReport {
         replays: super::viewer::replay(plan, &games)?,
-        hidden_information: plan.game == "dominoes",
+        hidden_information: plan.task.name() == "dominoes",
         think: think.to_owned(),
     };
     html.export(report, facts)

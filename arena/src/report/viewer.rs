@@ -81,7 +81,7 @@ pub fn chosen(plan: &Plan, report: &Report) -> Vec<u64> {
         .collect();
     forfeits.sort_unstable();
     forfeits.dedup();
-    let schedule = crate::engine::Schedule::of(plan);
+    let schedule = plan.schedule;
     games.extend(
         forfeits
             .into_iter()
@@ -97,12 +97,10 @@ pub fn replay(plan: &Plan, games: &[u64]) -> Result<Vec<Replayed>> {
     if games.is_empty() {
         return Ok(Vec::new());
     }
-    let prepared = crate::task::of(plan).prepare(plan)?;
-    let schedule = crate::engine::Schedule::of(plan);
     games
         .par_iter()
         .map(|&i| {
-            let (text, _) = prepared.replay(&schedule.job(i), None)?;
+            let (text, _) = plan.prepared.replay(&plan.schedule.job(i), None)?;
             Ok(Replayed::from_text(i, &text))
         })
         .collect()

@@ -98,7 +98,7 @@ pub fn merge(out: &Path, dirs: &[PathBuf]) -> Result<Merged> {
     let order: Vec<usize> = by_index.into_iter().flatten().collect();
 
     let plan = first.plan.clone();
-    let schedule = crate::engine::Schedule::of(&plan);
+    let schedule = plan.schedule;
     let mut readers = Vec::with_capacity(order.len());
     for &i in &order {
         let s = &shards[i];

@@ -129,10 +129,10 @@ impl Codec {
             .map(|&(a, b)| (plan.agents[a].name.clone(), plan.agents[b].name.clone()))
             .collect();
         Codec {
-            schedule: Schedule::of(plan),
+            schedule: plan.schedule,
             solo: plan.is_solo(),
             first_seed: plan.seed,
-            extra_columns: crate::task::of(plan).extra_columns(),
+            extra_columns: plan.task.extra_columns(),
             cases: plan.cases.iter().map(|c| csv_cell(c)).collect(),
             case_names: plan.cases.clone(),
             matchups: names
@@ -672,10 +672,10 @@ impl RowReader {
                 String::from_utf8_lossy(&first).trim_end(),
                 header.trim_end(),
                 super::SCHEMA,
-                plan.game
+                plan.task.name()
             );
         }
-        let schedule = Schedule::of(plan);
+        let schedule = plan.schedule;
         Ok(RowReader {
             codec,
             name,
