@@ -256,11 +256,14 @@ fn matchup_sections(out: &mut String, report: &Report, game: &str) {
 
 fn terminations_section(out: &mut String, report: &Report) {
     out.push_str("<section id=\"terminations\"><h2>Terminations and forfeits</h2>\n<p>How each agent's games ended, and the forfeits it caused.</p>\n<table class=\"terminations\"><thead><tr><th>agent</th>");
-    let kinds: Vec<(usize, Termination)> = Termination::ALL
-        .iter()
-        .copied()
+    let every: Vec<Termination> = report
+        .agents
+        .first()
+        .map_or(Vec::new(), |a| a.ended.iter().map(|&(t, _)| t).collect());
+    let kinds: Vec<(usize, Termination)> = every
+        .into_iter()
         .enumerate()
-        .filter(|&(k, _)| report.agents.iter().any(|a| a.ended[k] > 0))
+        .filter(|&(k, _)| report.agents.iter().any(|a| a.ended[k].1 > 0))
         .collect();
     for (_, t) in &kinds {
         let _ = write!(
@@ -274,7 +277,7 @@ fn terminations_section(out: &mut String, report: &Report) {
     for a in &report.agents {
         let _ = write!(out, "<tr><th>{}</th>", esc(&a.name));
         for &(k, _) in &kinds {
-            let _ = write!(out, "<td>{}</td>", a.ended[k]);
+            let _ = write!(out, "<td>{}</td>", a.ended[k].1);
         }
         let _ = writeln!(out, "<td>{}</td></tr>", a.forfeited);
     }

@@ -46,8 +46,11 @@ pub trait DuelGame: Send + Sync + 'static {
     /// The seat whose side opened the game.
     fn first(start: &Self::G) -> Seat;
 
-    /// How a game that ended by the rules ended.
-    fn termination(end: &Self::G) -> Termination;
+    /// How its games end by the rules, as `games.csv` writes them.
+    const ENDINGS: &'static [&'static str];
+
+    /// How a game that ended by the rules ended: one of `ENDINGS`.
+    fn ending(end: &Self::G) -> &'static str;
 
     /// The values of `EXTRA_COLUMNS` known at the start (the first ones).
     fn start_extras(start: &Self::G, extras: &mut Extras);
@@ -115,6 +118,10 @@ impl<D: DuelGame> Task for DuelTask<D> {
 
     fn default_cases(&self) -> Vec<String> {
         D::default_cases().iter().map(ToString::to_string).collect()
+    }
+
+    fn endings(&self) -> &'static [&'static str] {
+        D::ENDINGS
     }
 
     fn extra_columns(&self) -> &'static [&'static str] {
@@ -329,7 +336,7 @@ impl<G: Game, const TIMED: bool> Table<G, TIMED> {
         &self,
         forfeit: Option<Forfeit>,
         first: Side,
-        ended: fn(&G) -> Termination,
+        ending: fn(&G) -> &'static str,
     ) -> Result<(Outcome, Termination, String)> {
         let side = |slot: usize| if slot == 0 { Side::A } else { Side::B };
         let (score_a, termination, forfeit, reason) = match forfeit {
@@ -346,7 +353,8 @@ impl<G: Game, const TIMED: bool> Table<G, TIMED> {
                     .context("the referee ended a game without an outcome")?;
                 let score = Score::from_f64(outcome.score(self.seats[0]))
                     .context("the referee scored a game other than 0, 1/2 or 1")?;
-                (score, ended(&self.position), None, String::new())
+                let ended = Termination::Rules(ending(&self.position));
+                (score, ended, None, String::new())
             }
         };
         let duel = Duel {
@@ -444,7 +452,7 @@ impl<D: DuelGame> PreparedDuel<D> {
         let forfeit = table
             .referee(&case, D::explain_illegal, observe)
             .map(|f| shown(observe, f));
-        let (outcome, termination, reason) = table.verdict(forfeit, first, D::termination)?;
+        let (outcome, termination, reason) = table.verdict(forfeit, first, D::ending)?;
         D::end_extras(&table.position, seat_a, &mut extras);
         Ok(Record {
             key: *job,

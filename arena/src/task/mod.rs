@@ -32,6 +32,10 @@ pub trait Task: Send + Sync {
         2
     }
 
+    /// How its games end by the rules, as `games.csv` writes them (`Termination::Rules`):
+    /// the forfeits are common to every task, these are its own.
+    fn endings(&self) -> &'static [&'static str];
+
     /// Columns this task adds to `games.csv` after the common ones.
     fn extra_columns(&self) -> &'static [&'static str];
 

@@ -28,6 +28,10 @@ pub static PUZZLES: PuzzleTask = PuzzleTask;
 /// itself as the solver gave it (kept: an external solver's answer cannot be replayed).
 const EXTRA_COLUMNS: &[&str] = &["optimal", "nodes", "answer"];
 
+/// How an attempt ends by the rules: the solver answered (valid or not: the attempt's
+/// score says which).
+pub const ANSWER: &str = "answer";
+
 fn kind(text: &str) -> Result<PuzzleKind> {
     text.trim()
         .parse::<PuzzleKind>()
@@ -45,6 +49,10 @@ impl Task for PuzzleTask {
 
     fn default_cases(&self) -> Vec<String> {
         PuzzleKind::ALL.iter().map(ToString::to_string).collect()
+    }
+
+    fn endings(&self) -> &'static [&'static str] {
+        &[ANSWER]
     }
 
     fn extra_columns(&self) -> &'static [&'static str] {
@@ -164,7 +172,7 @@ fn judge(
         Ok(r) => match kind.score(instance, &r.answer) {
             Ok(Ok(score)) => (
                 Some(score),
-                Termination::Answer,
+                Termination::Rules(ANSWER),
                 String::new(),
                 r.optimal,
                 r.nodes,
