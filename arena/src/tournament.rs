@@ -248,15 +248,11 @@ fn play_rest(
     let shard = run.shard();
     let done = seen.tail.rows;
     let total = plan.schedule.shard_len(shard);
-    let exec = Execution {
-        timings: timed(plan, exec),
-        ..*exec
-    };
     let tail = std::mem::take(&mut seen.tail);
     let mut writer = ResultsWriter::append(&run.games_csv(), plan, tail).map_err(harness)?;
     let codec = Codec::new(plan);
     let mut progress = Progress::new(exec.progress, plan, total, done);
-    let mut think = match exec.timings {
+    let mut think = match timed(plan, exec) {
         true => {
             // Times of games past the last one on disk were never recorded: dropped.
             let next = plan.schedule.shard_game(shard, done);
@@ -295,22 +291,22 @@ fn play_rest(
         if let Some(t) = &mut think {
             observers.push(t);
         }
-        engine::play_all(
-            plan.prepared.as_ref(),
-            engine::Span {
+        let games = engine::Games {
+            task: plan.prepared.as_ref(),
+            span: engine::Span {
                 schedule: plan.schedule,
                 shard,
                 start: done,
             },
-            &exec,
             external,
-            engine::stop::flag(),
-            engine::Outputs {
-                encoder: &codec,
-                sink: &mut writer,
-                observers: &mut observers,
-            },
-        )
+            timed: timed(plan, exec),
+        };
+        let outputs = engine::Outputs {
+            encoder: &codec,
+            sink: &mut writer,
+            observers: &mut observers,
+        };
+        engine::play_all(games, exec.concurrency, engine::stop::flag(), outputs)
     };
     progress.finish();
     writer.flush().map_err(harness)?;

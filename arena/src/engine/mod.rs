@@ -10,4 +10,4 @@ pub mod stop;
 
 pub use crate::schedule::{Schedule, Shard};
 pub use observer::{Flow, Observer, SprtMonitor, StartupGuard};
-pub use run::{Execution, Outputs, RowEncoder, RowSink, Rows, RunEnd, Span, play_all};
+pub use run::{Execution, Games, Outputs, RowEncoder, RowSink, Rows, RunEnd, Span, play_all};

@@ -317,40 +317,51 @@ impl Sometimes {
 /// reach the file (and a kill loses nothing) as promptly as fast ones.
 const ROWS_WAIT: Duration = Duration::from_millis(20);
 
-/// Plays one game of the span: the shard's `p`-th. An error names the game.
-fn play_one(
-    task: &dyn Prepared,
-    span: &Span,
-    p: u64,
-    external: Option<&Arc<ExternalRuntime>>,
-    timed: bool,
-) -> Result<Record> {
-    let job: JobKey = span.schedule.job(span.schedule.shard_game(span.shard, p));
-    task.play(&job, external, timed)
-        .map_err(|e| e.context(format!("playing game {} of the schedule", job.index)))
+/// What the engine plays: a task's games of a span.
+#[derive(Clone, Copy)]
+pub struct Games<'a> {
+    pub task: &'a dyn Prepared,
+    pub span: Span,
+    /// The runtime of the plan's `exec:` agents, when it has any.
+    pub external: Option<&'a Arc<ExternalRuntime>>,
+    /// Measure every decision's wall time into the records.
+    pub timed: bool,
+}
+
+impl Games<'_> {
+    /// The span's shard's `p`-th game, played. An error names the game.
+    fn play(&self, p: u64) -> Result<Record> {
+        let schedule = &self.span.schedule;
+        let job: JobKey = schedule.job(schedule.shard_game(self.span.shard, p));
+        self.task
+            .play(&job, self.external, self.timed)
+            .map_err(|e| e.context(format!("playing game {} of the schedule", job.index)))
+    }
+
+    /// Where the shard's games end.
+    fn end(&self) -> u64 {
+        self.span.schedule.shard_len(self.span.shard)
+    }
 }
 
 /// One worker: each game is played, handed on and its row written on the calling thread,
 /// with no hand-off between threads. On a virtual machine, waking a sleeping thread costs
 /// more than a fast game; with one worker there is nothing to gain from it.
 fn play_inline(
-    task: &dyn Prepared,
-    span: Span,
-    exec: &Execution,
-    external: Option<&Arc<ExternalRuntime>>,
+    games: Games<'_>,
     interrupt: &AtomicBool,
     outputs: Outputs<'_, '_>,
 ) -> Result<RunEnd> {
-    let end = span.schedule.shard_len(span.shard);
+    let end = games.end();
     let mut rows = Rows::default();
     let mut clock = Sometimes::new();
     let mut last_write = Instant::now();
     let played = (|| -> Result<RunEnd> {
-        for p in span.start..end {
+        for p in games.span.start..end {
             if interrupt.load(Ordering::Relaxed) {
                 return Ok(RunEnd::Interrupted);
             }
-            let record = play_one(task, &span, p, external, exec.timings)?;
+            let record = games.play(p)?;
             let flow = observe(&record, outputs.observers)?;
             if flow != Flow::StopBefore {
                 rows.push(outputs.encoder, &record);
@@ -378,24 +389,22 @@ fn play_inline(
     Ok(end)
 }
 
-/// Plays the games of `span` and hands every record to `outputs`, in game order. One
-/// worker plays inline; more run three stages: the workers ([`Worker`]), the ordering
-/// stage on the calling thread ([`Reorder`]) and the writer ([`write_rows`]).
+/// Plays `games` on `concurrency` workers and hands every record to `outputs`, in game
+/// order. One worker plays inline; more run three stages: the workers ([`Worker`]), the
+/// ordering stage on the calling thread ([`Reorder`]) and the writer ([`write_rows`]).
 pub fn play_all(
-    task: &dyn Prepared,
-    span: Span,
-    exec: &Execution,
-    external: Option<&Arc<ExternalRuntime>>,
+    games: Games<'_>,
+    concurrency: usize,
     interrupt: &AtomicBool,
     outputs: Outputs<'_, '_>,
 ) -> Result<RunEnd> {
-    let end = span.schedule.shard_len(span.shard);
+    let (span, end) = (games.span, games.end());
     if span.start >= end {
         return Ok(RunEnd::Completed);
     }
-    let workers = exec.concurrency.max(1);
+    let workers = concurrency.max(1);
     if workers == 1 {
-        return play_inline(task, span, exec, external, interrupt, outputs);
+        return play_inline(games, interrupt, outputs);
     }
     let claims = Claims {
         end,
@@ -418,10 +427,7 @@ pub fn play_all(
     } = outputs;
     std::thread::scope(|scope| -> Result<RunEnd> {
         let worker = Worker {
-            task,
-            span,
-            timed: exec.timings,
-            external,
+            games,
             encoder,
             claims: &claims,
             spares: &spares,
@@ -488,10 +494,7 @@ impl Claims<'_> {
 /// that needs no order) and sends them as runs in batches.
 #[derive(Clone, Copy)]
 struct Worker<'a> {
-    task: &'a dyn Prepared,
-    span: Span,
-    timed: bool,
-    external: Option<&'a Arc<ExternalRuntime>>,
+    games: Games<'a>,
     encoder: &'a dyn RowEncoder,
     claims: &'a Claims<'a>,
     spares: &'a Spares,
@@ -545,7 +548,7 @@ impl Worker<'_> {
                 return false;
             }
             self.wait_for_window(p, batch, sender);
-            match play_one(self.task, &self.span, p, self.external, self.timed) {
+            match self.games.play(p) {
                 Ok(record) => batch.push(p, record, self.encoder, self.spares),
                 Err(e) => {
                     let _ = sender.send(Err(e));
