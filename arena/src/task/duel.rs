@@ -223,10 +223,11 @@ impl Forfeit {
     }
 }
 
-/// One game under way: the position, the agents (slot 0 is agent A) and what the record
-/// counts. `TIMED`: each decision is measured (a constant, so untimed games pay nothing).
-struct Table<G: Game, const TIMED: bool> {
-    position: G,
+/// One game under way: the position (borrowed: a position is large, and a fast game
+/// cannot afford to copy it), the agents (slot 0 is agent A) and what the record counts.
+/// `TIMED`: each decision is measured (a constant, so untimed games pay nothing).
+struct Table<'p, G: Game, const TIMED: bool> {
+    position: &'p mut G,
     agents: [Box<dyn Agent<G> + Send>; 2],
     /// The seat of agent A, then of agent B.
     seats: [Seat; 2],
@@ -237,7 +238,7 @@ struct Table<G: Game, const TIMED: bool> {
     calling: Option<(usize, Seat)>,
 }
 
-impl<G: Game, const TIMED: bool> Table<G, TIMED> {
+impl<G: Game, const TIMED: bool> Table<'_, G, TIMED> {
     fn slot_of(&self, seat: Seat) -> usize {
         usize::from(seat != self.seats[0])
     }
@@ -299,7 +300,7 @@ impl<G: Game, const TIMED: bool> Table<G, TIMED> {
             };
             self.plies += 1;
             if self.position.try_play(mv).is_err() {
-                let detail = explain_illegal(&self.position, mv);
+                let detail = explain_illegal(self.position, mv);
                 let kind = Termination::Illegal;
                 return Some(Forfeit {
                     slot,
@@ -311,7 +312,7 @@ impl<G: Game, const TIMED: bool> Table<G, TIMED> {
             observe(Step::Move {
                 seat,
                 mv,
-                after: &self.position,
+                after: self.position,
             });
         }
         None
@@ -353,7 +354,7 @@ impl<G: Game, const TIMED: bool> Table<G, TIMED> {
                     .context("the referee ended a game without an outcome")?;
                 let score = Score::from_f64(outcome.score(self.seats[0]))
                     .context("the referee scored a game other than 0, 1/2 or 1")?;
-                let ended = Termination::Rules(ending(&self.position));
+                let ended = Termination::Rules(ending(self.position));
                 (score, ended, None, String::new())
             }
         };
@@ -426,7 +427,7 @@ impl<D: DuelGame> PreparedDuel<D> {
             .matchups
             .get(usize::from(job.matchup))
             .context("a job outside the plan's matchups")?;
-        let (position, seat_a) = D::start(case, self.seed, job.pair, job.game);
+        let (mut position, seat_a) = D::start(case, self.seed, job.pair, job.game);
         observe(Step::Start(&position));
         // What the record needs from the start, taken now so the start is never copied.
         let first = if D::first(&position) == seat_a {
@@ -442,7 +443,7 @@ impl<D: DuelGame> PreparedDuel<D> {
             self.agent(job, case, b, seats[1], external)?,
         ];
         let mut table = Table::<D::G, TIMED> {
-            position,
+            position: &mut position,
             agents,
             seats,
             plies: 0,
@@ -453,16 +454,17 @@ impl<D: DuelGame> PreparedDuel<D> {
             .referee(&case, D::explain_illegal, observe)
             .map(|f| shown(observe, f));
         let (outcome, termination, reason) = table.verdict(forfeit, first, D::ending)?;
-        D::end_extras(&table.position, seat_a, &mut extras);
+        let (plies, think) = (table.plies, table.think);
+        D::end_extras(&position, seat_a, &mut extras);
         Ok(Record {
             key: *job,
             outcome,
             termination,
             reason,
-            plies: table.plies,
+            plies,
             extras,
             elapsed: None,
-            think: table.think,
+            think,
         })
     }
 }
