@@ -198,7 +198,7 @@ pub fn run_config(args: RunArgs) -> Result<()> {
 }
 
 fn default_dir(plan: &Plan, shard: Shard) -> PathBuf {
-    let dir = rundir::default_out_dir(&plan.game);
+    let dir = rundir::default_out_dir(plan.task.name());
     if shard.is_whole() {
         dir
     } else {

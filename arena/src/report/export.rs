@@ -109,7 +109,7 @@ pub fn json_summary(facts: &RunFacts<'_>, fields: impl Serialize) -> Result<Stri
     }
     let doc = Doc {
         schema: SCHEMA,
-        game: &facts.plan.game,
+        game: facts.plan.task.name(),
         fields,
     };
     Ok(serde_json::to_string_pretty(&doc)? + "\n")

@@ -69,7 +69,7 @@ impl Exporter<Report> for HtmlReport {
         let plan = facts.plan;
         let replays = viewer::replay(plan, &viewer::chosen(plan, report))?;
         let data = PageData {
-            game: &plan.game,
+            game: plan.task.name(),
             columns: SUMMARY_COLUMNS,
             rows: report.rows().collect(),
             cases: &report.cases,
@@ -102,7 +102,7 @@ impl Exporter<Report> for HtmlReport {
         let _ = writeln!(
             body,
             "<h1>Arena report: {} <small>seed {}, {} games{}</small></h1>",
-            esc(&plan.game),
+            esc(plan.task.name()),
             plan.seed,
             report.games_total,
             if facts.stopped_early {
@@ -115,14 +115,19 @@ impl Exporter<Report> for HtmlReport {
         if let Some(field) = &report.field {
             field_section(&mut body, report, field);
         }
-        matchup_sections(&mut body, report, &plan.game);
+        matchup_sections(&mut body, report, plan.task.name());
         terminations_section(&mut body, report);
         body.push_str(&facts.think.map_or(String::new(), ThinkTally::html));
         // Dominoes hides hands and stock from the players; the viewer shows all of it.
-        viewer_section(&mut body, report, replays.len(), plan.game == "dominoes");
+        viewer_section(
+            &mut body,
+            report,
+            replays.len(),
+            plan.task.name() == "dominoes",
+        );
         Ok(format!(
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Arena report: {}</title>\n<style>{STYLE}</style></head>\n<body>\n{body}<script type=\"application/json\" id=\"arena-data\">{json}</script>\n<script>{SCRIPT}</script>\n</body></html>\n",
-            esc(&plan.game)
+            esc(plan.task.name())
         ))
     }
 }
@@ -227,11 +232,14 @@ fn matchup_sections(out: &mut String, report: &Report, game: &str) {
 
 fn terminations_section(out: &mut String, report: &Report) {
     out.push_str("<section id=\"terminations\"><h2>Terminations and forfeits</h2>\n<p>How each agent's games ended, and the forfeits it caused.</p>\n<table class=\"terminations\"><thead><tr><th>agent</th>");
-    let kinds: Vec<(usize, Termination)> = Termination::ALL
-        .iter()
-        .copied()
+    let every: Vec<Termination> = report
+        .agents
+        .first()
+        .map_or(Vec::new(), |a| a.ended.iter().map(|&(t, _)| t).collect());
+    let kinds: Vec<(usize, Termination)> = every
+        .into_iter()
         .enumerate()
-        .filter(|&(k, _)| report.agents.iter().any(|a| a.ended[k] > 0))
+        .filter(|&(k, _)| report.agents.iter().any(|a| a.ended[k].1 > 0))
         .collect();
     for (_, t) in &kinds {
         let _ = write!(
@@ -245,7 +253,7 @@ fn terminations_section(out: &mut String, report: &Report) {
     for a in &report.agents {
         let _ = write!(out, "<tr><th>{}</th>", esc(&a.name));
         for &(k, _) in &kinds {
-            let _ = write!(out, "<td>{}</td>", a.ended[k]);
+            let _ = write!(out, "<td>{}</td>", a.ended[k].1);
         }
         let _ = writeln!(out, "<td>{}</td></tr>", a.forfeited);
     }

@@ -191,8 +191,8 @@ impl FieldReport {
 #[derive(Clone, Debug, Default)]
 pub struct AgentOutcomes {
     pub name: String,
-    /// Its games by termination, in `Termination::ALL` order.
-    pub ended: [u64; Termination::ALL.len()],
+    /// Its games by termination, in its task's order (`Termination::all`).
+    pub ended: Vec<(Termination, u64)>,
     /// Games it forfeited.
     pub forfeited: u64,
     /// Its first few forfeits.

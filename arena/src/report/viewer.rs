@@ -105,7 +105,7 @@ pub fn chosen(plan: &Plan, report: &Report) -> Vec<u64> {
         .collect();
     forfeits.sort_unstable();
     forfeits.dedup();
-    let schedule = crate::engine::Schedule::of(plan);
+    let schedule = plan.schedule;
     games.extend(
         forfeits
             .into_iter()
@@ -121,13 +121,11 @@ pub fn replay(plan: &Plan, games: &[u64]) -> Result<Vec<Replayed>> {
     if games.is_empty() {
         return Ok(Vec::new());
     }
-    let prepared = crate::task::of(plan).prepare(plan)?;
-    let schedule = crate::engine::Schedule::of(plan);
     games
         .par_iter()
         .map(|&i| {
-            let job = schedule.job(i);
-            Ok(Replayed::new(plan, &job, &prepared.steps(&job)?))
+            let job = plan.schedule.job(i);
+            Ok(Replayed::new(plan, &job, &plan.prepared.steps(&job)?))
         })
         .collect()
 }
@@ -147,8 +145,8 @@ mod tests {
     #[test]
     fn frames_are_worded_as_the_replay_prints_them() {
         let plan = plan();
-        let prepared = crate::task::of(&plan).prepare(&plan).unwrap();
-        let job = crate::engine::Schedule::of(&plan).job(1);
+        let prepared = &plan.prepared;
+        let job = plan.schedule.job(1);
         let r = Replayed::new(&plan, &job, &prepared.steps(&job).unwrap());
         let (printed, record) = prepared.replay(&job, None).unwrap();
         assert_eq!(r.frames.len(), record.plies as usize + 1);
@@ -168,8 +166,8 @@ mod tests {
     #[test]
     fn a_forfeit_is_shown_on_the_last_position() {
         let plan = plan();
-        let prepared = crate::task::of(&plan).prepare(&plan).unwrap();
-        let job = crate::engine::Schedule::of(&plan).job(0);
+        let prepared = &plan.prepared;
+        let job = plan.schedule.job(0);
         let mut shown = prepared.steps(&job).unwrap();
         shown.steps.truncate(2);
         shown.steps.push(ShownStep::Forfeit {

@@ -10,7 +10,7 @@ use anyhow::{Result, bail};
 
 use super::results::{ResultsWriter, RowReader, Torn};
 use super::{RunDir, SCHEMA};
-use crate::engine::{Flow, Observer, Schedule, Shard, SprtMonitor};
+use crate::engine::{Flow, Observer, Shard, SprtMonitor};
 use crate::plan::Plan;
 
 /// What `merge` did: games written and whether the SPRT cut the run.
@@ -67,7 +67,7 @@ impl Shards {
             Some(s) => Some(SprtMonitor::new(s)?),
             None => None,
         };
-        let schedule = Schedule::of(&plan);
+        let schedule = plan.schedule;
         let count = self.shards.len() as u64;
         let mut games = 0u64;
         let mut stopped_early = false;

@@ -52,11 +52,11 @@ pub struct Manifest {
 
 impl Manifest {
     pub fn new(plan: &Plan, shard: Shard) -> Manifest {
-        let schedule = crate::engine::Schedule::of(plan);
+        let schedule = plan.schedule;
         Manifest {
             schema: SCHEMA,
             arena: env!("CARGO_PKG_VERSION").to_owned(),
-            game: plan.game.clone(),
+            game: plan.task.name().to_owned(),
             seed: plan.seed,
             config_hash: plan.hash(),
             config: plan.to_toml(),

@@ -101,6 +101,8 @@ pub struct Codec {
     solo: bool,
     first_seed: u64,
     extra_columns: &'static [&'static str],
+    /// The task's endings by the rules (`Termination::Rules`).
+    endings: &'static [&'static str],
     /// Names and cases as written (CSV-quoted where needed), rendered once.
     cases: Vec<String>,
     case_names: Vec<String>,
@@ -121,10 +123,11 @@ impl Codec {
             .map(|&(a, b)| (plan.agents[a].name.clone(), plan.agents[b].name.clone()))
             .collect();
         Codec {
-            schedule: Schedule::of(plan),
+            schedule: plan.schedule,
             solo: plan.is_solo(),
             first_seed: plan.seed,
-            extra_columns: crate::task::of(plan).extra_columns(),
+            extra_columns: plan.task.extra_columns(),
+            endings: plan.task.endings(),
             cases: plan.cases.iter().map(|c| csv_cell(c)).collect(),
             case_names: plan.cases.clone(),
             matchups: names
@@ -275,7 +278,7 @@ impl Codec {
                 cell(3)
             ));
         }
-        let termination: Termination = cell(6).parse()?;
+        let termination = Termination::parse(cell(6), self.endings)?;
         let reason = cell(7).to_owned();
         let score = match (cell(4), cell(5)) {
             ("1", s) => Some(
@@ -285,13 +288,14 @@ impl Codec {
             ("0", "") => None,
             (v, s) => return Err(format!("valid {v:?} with score {s:?}")),
         };
-        if score.is_some() != (termination == Termination::Answer) {
+        let answered = termination == Termination::Rules(crate::task::puzzles::ANSWER);
+        if score.is_some() != answered {
             return Err(format!(
                 "termination {termination} with valid {:?}",
                 cell(4)
             ));
         }
-        if !termination.is_forfeit() && termination != Termination::Answer {
+        if !termination.is_forfeit() && !answered {
             return Err(format!("termination {termination} in a puzzle attempt"));
         }
         if reason.is_empty() == termination.is_forfeit() {
@@ -324,7 +328,7 @@ impl Codec {
                 cell(7)
             ));
         }
-        let termination: Termination = cell(8).parse()?;
+        let termination = Termination::parse(cell(8), self.endings)?;
         let forfeit = match cell(9) {
             "" => None,
             s => Some(s.parse::<Side>().map_err(|e| format!("forfeit: {e}"))?),

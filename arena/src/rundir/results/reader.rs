@@ -8,7 +8,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 
 use super::{Codec, chain, split_fields};
-use crate::engine::{Flow, Schedule, Shard};
+use crate::engine::{Flow, Shard};
 use crate::plan::Plan;
 use crate::record::Record;
 
@@ -89,10 +89,10 @@ impl RowReader {
                 String::from_utf8_lossy(&first).trim_end(),
                 header.trim_end(),
                 crate::runfile::SCHEMA,
-                plan.game
+                plan.task.name()
             );
         }
-        let schedule = Schedule::of(plan);
+        let schedule = plan.schedule;
         Ok(RowReader {
             codec,
             name,
