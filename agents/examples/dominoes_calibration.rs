@@ -7,11 +7,10 @@
 //! - `consistent`: the record's constraints only (deal, draws, passes: [`Belief`]),
 //!   the marginals of 1,000 sampled hands (`expecti:read=0`'s root);
 //! - `reading`: the same samples weighed by reading the opponent's placements against
-//!   the library (`expecti`'s root, what `pimc-read` and `ismcts` weigh their worlds by);
-//! - `read-all`: `reading` over all the opponent's placements, also those whose hand the
-//!   record cannot rebuild (`expecti:read=all`, `ismcts:read=all`);
-//! - `learned`: the learned hand model ([`HandModel::builtin`]) over the consistent
-//!   and the reading marginals (two of its features).
+//!   the library (`expecti`'s root, what `pimc-read` and `ismcts` weigh their worlds by).
+//!
+//! (Two more beliefs, `read-all` and the learned hand model, were measured with this
+//! program and removed in issue 34; docs/benchmarks.md has their figures and the commit.)
 //!
 //! ```sh
 //! cargo run --release -p agents --example dominoes_calibration -- tc-server 10
@@ -20,9 +19,7 @@
 //! `Deal::seeded(case, 2009, pair)`. Lower is better; the mean is per unseen tile.
 //!
 //! [`Belief`]: agents::dominoes::inference::Belief
-//! [`HandModel::builtin`]: agents::dominoes::hand::HandModel::builtin
 
-use agents::dominoes::hand::HandModel;
 use agents::dominoes::{Expecti, ExpectiConfig, build};
 use arena_core::dominoes::{Case, Deal, Dominoes};
 use arena_core::{Agent, Game, Seat};
@@ -40,15 +37,13 @@ fn main() {
         .get(2)
         .map_or(Ok(10), |p| p.parse())
         .expect("a number of pairs");
-    let probe = |read, read_all| ExpectiConfig {
+    let probe = |read| ExpectiConfig {
         worlds: 1000,
         read,
-        read_all,
         ..ExpectiConfig::default()
     };
-    // Loss sums: uniform, consistent, reading, learned, read-all; and the tiles counted.
-    let mut loss = [0.0f64; 5];
-    let learned = HandModel::builtin();
+    // Loss sums: uniform, consistent, reading; and the tiles counted.
+    let mut loss = [0.0f64; 3];
     let mut tiles = 0u64;
     for case in Case::all() {
         for pair in 0..pairs {
@@ -59,16 +54,14 @@ fn main() {
                     build(&"pimc-read".parse().expect("a spec"), seed).expect("pimc-read");
                 let mut other =
                     build(&opponent.parse().expect("an agent spec"), seed).expect("a built-in");
-                let mut consistent = Expecti::new(probe(false, false), seed);
-                let mut reading = Expecti::new(probe(true, false), seed);
-                let mut read_all = Expecti::new(probe(true, true), seed);
+                let mut consistent = Expecti::new(probe(false), seed);
+                let mut reading = Expecti::new(probe(true), seed);
                 let mut g = Dominoes::new(&d);
                 for agent in [&mut best, &mut other] {
                     agent.reset(&g.view()).expect("reset");
                 }
                 consistent.reset(&g.view()).expect("reset");
                 reading.reset(&g.view()).expect("reset");
-                read_all.reset(&g.view()).expect("reset");
                 while !g.is_over() {
                     let view = g.view();
                     let m = if g.to_move() == seat {
@@ -79,20 +72,12 @@ fn main() {
                                 view.opponent_hand_len() as f64 / f64::from(unseen.count_ones());
                             let pc = consistent.marginals(&view);
                             let pr = reading.marginals(&view);
-                            let pa = read_all.marginals(&view);
-                            let mut prior = [0.0; 45];
-                            prior.copy_from_slice(&pc[..45]);
-                            let mut read = [0.0; 45];
-                            read.copy_from_slice(&pr[..45]);
-                            let pl = learned.marginals(&view, &prior, &read);
                             for i in 0..45 {
                                 if unseen >> i & 1 == 1 {
                                     let held = truth >> i & 1 == 1;
                                     loss[0] += log_loss(uniform, held);
                                     loss[1] += log_loss(pc[i], held);
                                     loss[2] += log_loss(pr[i], held);
-                                    loss[3] += log_loss(pl[i], held);
-                                    loss[4] += log_loss(pa[i], held);
                                     tiles += 1;
                                 }
                             }
@@ -108,11 +93,9 @@ fn main() {
     }
     let t = tiles as f64;
     println!(
-        "against {opponent}, {tiles} tile predictions: log loss per tile uniform {:.4}, consistent {:.4}, reading {:.4}, learned {:.4}, read-all {:.4}",
+        "against {opponent}, {tiles} tile predictions: log loss per tile uniform {:.4}, consistent {:.4}, reading {:.4}",
         loss[0] / t,
         loss[1] / t,
-        loss[2] / t,
-        loss[3] / t,
-        loss[4] / t
+        loss[2] / t
     );
 }

@@ -54,6 +54,16 @@ impl Spec {
         }
     }
 
+    /// The name of a built-in; an `exec:` spec is refused (its adapter is not built here).
+    pub fn builtin_name(&self) -> Result<&str, SpecError> {
+        match self {
+            Spec::Builtin { name, .. } => Ok(name),
+            Spec::Exec { .. } => Err(SpecError::ExecUnsupported {
+                spec: self.to_string(),
+            }),
+        }
+    }
+
     /// The value of `option`, parsed; `default` when absent.
     pub fn option<T: FromStr>(&self, option: &str, default: T) -> Result<T, SpecError>
     where
@@ -91,6 +101,103 @@ impl Spec {
             }
         }
         Ok(())
+    }
+}
+
+/// One option of a built-in agent, declared: its key and how a value given for it is
+/// read into the agent's settings `C`. An agent's options are a table of these
+/// ([`Spec::configure`]); [`value`] holds the readers the tables use.
+pub struct Opt<C> {
+    pub key: &'static str,
+    /// Parses and checks a value and stores it; the error says what was expected.
+    set: fn(&mut C, &str) -> Result<(), String>,
+}
+
+impl<C> Opt<C> {
+    pub const fn new(key: &'static str, set: fn(&mut C, &str) -> Result<(), String>) -> Opt<C> {
+        Opt { key, set }
+    }
+}
+
+impl Spec {
+    /// `settings` with the options of `table` applied in the table's order (so an
+    /// option that sets others' defaults, like `budget`, comes first and those given
+    /// beside it win); an option outside the table is refused.
+    pub fn configure<C>(&self, mut settings: C, table: &[Opt<C>]) -> Result<C, SpecError> {
+        let keys: Vec<&str> = table.iter().map(|o| o.key).collect();
+        self.expect_options(&keys)?;
+        let Spec::Builtin { name, options } = self else {
+            return Ok(settings);
+        };
+        for opt in table {
+            if let Some((_, v)) = options.iter().find(|(k, _)| k == opt.key) {
+                (opt.set)(&mut settings, v).map_err(|reason| SpecError::BadValue {
+                    name: name.clone(),
+                    option: opt.key.to_owned(),
+                    value: v.clone(),
+                    reason,
+                })?;
+            }
+        }
+        Ok(settings)
+    }
+}
+
+/// Readers of option values for [`Opt`] tables.
+pub mod value {
+    use std::fmt::Display;
+    use std::str::FromStr;
+
+    /// Any value of `T`.
+    pub fn any<T: FromStr>(v: &str) -> Result<T, String>
+    where
+        T::Err: Display,
+    {
+        v.parse().map_err(|e: T::Err| e.to_string())
+    }
+
+    /// A count of at least 1.
+    pub fn positive(v: &str) -> Result<u32, String> {
+        match any(v)? {
+            0 => Err("at least 1".into()),
+            n => Ok(n),
+        }
+    }
+
+    /// A finite number of 0 or more.
+    pub fn non_negative(v: &str) -> Result<f64, String> {
+        let x: f64 = any(v)?;
+        if x >= 0.0 && x.is_finite() {
+            Ok(x)
+        } else {
+            Err("expected 0 or more".into())
+        }
+    }
+
+    /// `1` (on) or `0` (off).
+    pub fn flag(v: &str) -> Result<bool, String> {
+        match v {
+            "0" => Ok(false),
+            "1" => Ok(true),
+            _ => Err("expected 0 or 1".into()),
+        }
+    }
+
+    /// The budget named: `default` (`false`) or `tco09` (`true`: about TCO09's time).
+    pub fn tco09_budget(v: &str) -> Result<bool, String> {
+        match v {
+            "default" => Ok(false),
+            "tco09" => Ok(true),
+            _ => Err("expected default or tco09".into()),
+        }
+    }
+
+    /// One of `choices`, by its index.
+    pub fn one_of(v: &str, choices: &[&str]) -> Result<usize, String> {
+        choices
+            .iter()
+            .position(|c| *c == v)
+            .ok_or_else(|| format!("expected {}", choices.join(" or ")))
     }
 }
 
@@ -225,5 +332,31 @@ mod tests {
                 .to_string()
                 .contains("lots")
         );
+    }
+
+    #[test]
+    fn option_tables_apply_in_their_order_and_name_what_is_wrong() {
+        // (budget, count): `budget` first, so a count given beside it wins.
+        const TABLE: &[Opt<(bool, u32)>] = &[
+            Opt::new("budget", |c, v| value::tco09_budget(v).map(|b| c.0 = b)),
+            Opt::new("n", |c, v| value::positive(v).map(|n| c.1 = n)),
+        ];
+        let read = |s: &str| s.parse::<Spec>().unwrap().configure((false, 5), TABLE);
+        assert_eq!(read("a").unwrap(), (false, 5));
+        assert_eq!(read("a:n=7,budget=tco09").unwrap(), (true, 7));
+        let err = read("a:n=0").unwrap_err().to_string();
+        assert_eq!(err, "agent \"a\": option n=\"0\": at least 1");
+        let err = read("a:budget=big").unwrap_err().to_string();
+        assert!(err.contains("expected default or tco09"), "{err}");
+        let err = read("a:m=1").unwrap_err().to_string();
+        assert!(
+            err.contains("has no option \"m\" (options: budget, n)"),
+            "{err}"
+        );
+        let exec: Spec = "exec:bot".parse().unwrap();
+        assert!(exec.builtin_name().is_err());
+        assert_eq!(value::flag("2"), Err("expected 0 or 1".into()));
+        assert_eq!(value::one_of("b", &["a", "b"]), Ok(1));
+        assert!(value::non_negative("-1").is_err() && value::non_negative("inf").is_err());
     }
 }

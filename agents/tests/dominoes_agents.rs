@@ -1,7 +1,9 @@
 //! Built-in Dominoes agents: legality, budgets, determinism, sound inference.
 
 use agents::dominoes::inference::Belief;
-use agents::dominoes::{EndgamePlayer, Greedy, Pimc, PimcConfig, Solver, build, endgame_of};
+use agents::dominoes::{
+    EndgamePlayer, Greedy, Opponent, Pimc, PimcConfig, Solver, build, endgame_of,
+};
 use agents::spec::Spec;
 use arena_core::dominoes::{Case, Deal, DominoMove, Dominoes, Endgame};
 use arena_core::{Agent, Game, Seat};
@@ -22,14 +24,11 @@ fn every_builtin_plays_legal_moves_in_every_case() {
         "pimc:k=3,policy=learned,opp=read",
         "pimc-read",
         "pimc-read:k=5",
-        "pimc-read:k=5,late=3",
-        "pimc-read:k=5,blend=0.5",
         "best:iterations=5,worlds=20",
         "expecti:depth=2,rollouts=2,worlds=20",
         "expecti:depth=3,rollouts=1,worlds=10,read=0",
         "ismcts:iterations=5,worlds=20",
-        "ismcts:iterations=4,worlds=10,mo=1,opp=ucb,bias=2",
-        "ismcts:iterations=4,worlds=10,opp=ucb,solve=0,c=0",
+        "ismcts:iterations=4,worlds=10,solve=0,c=0",
     ] {
         let spec: Spec = name.parse().unwrap();
         for case in Case::all() {
@@ -44,44 +43,57 @@ fn every_builtin_plays_legal_moves_in_every_case() {
 
 #[test]
 fn pimc_specs_are_checked() {
-    for bad in [
-        "pimc:k=0",
-        "pimc:k=x",
-        "pimc:policy=deep",
-        "pimc:endgame=2",
-        "pimc:ms=5",
-        "pimc:blend=1.5",
-        "pimc-read:late=x",
-        "pimc-read:budget=huge",
-        "best:budget=huge",
-        "best:k=5",
-        "smart:k=1",
+    for (bad, why) in [
+        ("pimc:k=0", "option k=\"0\": at least 1"),
+        ("pimc:k=x", "option k=\"x\": invalid digit"),
+        ("pimc:policy=deep", "expected greedy, random, smart"),
+        ("pimc:opp=deep", "learned:weights=FILE, or read"),
+        ("pimc:endgame=2", "option endgame=\"2\": expected 0 or 1"),
+        (
+            "pimc:ms=5",
+            "agent \"pimc\" has no option \"ms\" (options: k, policy, opp, endgame, nodes)",
+        ),
+        // Options removed after measuring nothing (docs/benchmarks.md, issue 34).
+        ("pimc:blend=0.5", "has no option \"blend\""),
+        ("pimc-read:late=3", "has no option \"late\""),
+        ("pimc-read:budget=tco09", "has no option \"budget\""),
+        (
+            "best:budget=huge",
+            "option budget=\"huge\": expected default or tco09",
+        ),
+        ("best:k=5", "has no option \"k\""),
+        (
+            "smart:k=1",
+            "agent \"smart\" has no option \"k\" (options: none)",
+        ),
     ] {
         let spec: Spec = bad.parse().unwrap();
-        assert!(build(&spec, 0).is_err(), "{bad} was accepted");
+        let err = build(&spec, 0)
+            .err()
+            .unwrap_or_else(|| panic!("{bad} was accepted"));
+        assert!(err.to_string().contains(why), "{bad}: {err}");
     }
-    let tco09 = |s: &str| agents::dominoes::pimc_config(&s.parse().unwrap()).unwrap();
+    let pimc = |s: &str| agents::dominoes::pimc_config(&s.parse().unwrap()).unwrap();
+    assert_eq!(pimc("pimc-read").opponent, PimcConfig::reading().opponent);
     assert_eq!(
-        tco09("pimc-read:budget=tco09"),
-        tco09("pimc-read:k=4000,blend=0.5")
+        pimc("pimc-read:policy=greedy").opponent,
+        PimcConfig::reading().opponent
     );
-    assert_eq!(tco09("pimc-read:budget=tco09,k=9").worlds, 9);
-    assert_eq!(tco09("pimc-read:budget=default"), tco09("pimc-read"));
-    assert_eq!(
-        tco09("pimc-read").opponent,
-        agents::dominoes::PimcConfig::reading().opponent
-    );
+    assert_eq!(pimc("pimc"), PimcConfig::default());
     let best = |s: &str| agents::dominoes::ismcts_config(&s.parse().unwrap()).unwrap();
     assert_eq!(best("best"), agents::dominoes::IsmctsConfig::default());
+    assert_eq!(best("best:budget=default"), best("best"));
     assert_eq!(best("best:budget=tco09"), best("best:iterations=4000"));
     assert_eq!(best("best:budget=tco09,iterations=9").iterations, 9);
-    let spec: Spec = "pimc:k=7,policy=greedy,endgame=0".parse().unwrap();
-    let c = agents::dominoes::pimc_config(&spec).unwrap();
-    assert_eq!(c.worlds, 7);
-    assert!(!c.endgame);
+    assert_eq!(best("best:iterations=9,budget=tco09").iterations, 9);
+    let c = pimc("pimc:k=7,policy=greedy,endgame=0,nodes=5");
+    assert_eq!((c.worlds, c.endgame, c.solver_nodes), (7, false, 5));
+    assert_eq!(c.opponent, Opponent::Fixed(c.policy.clone()));
+    let c = pimc("pimc:opp=tc-server,policy=greedy");
+    assert_eq!(c.opponent, Opponent::Fixed("tc-server".parse().unwrap()));
     assert_eq!(
-        c.opponent,
-        agents::dominoes::Opponent::Fixed(c.policy.clone())
+        pimc("pimc:opp=read").opponent,
+        PimcConfig::reading().opponent
     );
 }
 

@@ -1,6 +1,8 @@
 //! Training is deterministic and learns: same arguments, same bytes; held-out loss falls.
 
-use agents::learned::{TrainEvent, TrainParams, Weights, train_dominoes, train_quarto};
+use agents::dominoes::train_learned as train_dominoes;
+use agents::learned::{TrainEvent, TrainParams, Weights};
+use agents::quarto::train_learned as train_quarto;
 
 fn small(games: u32, generations: u32, epochs: u32) -> TrainParams {
     TrainParams {

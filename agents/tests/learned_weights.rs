@@ -3,7 +3,10 @@
 use std::path::PathBuf;
 
 use agents::Spec;
-use agents::learned::{GameKind, LearnedDominoes, TrainParams, Weights, train_dominoes};
+use agents::dominoes::train_learned as train_dominoes;
+use agents::learned::{GameKind, LearnedDominoes, TrainParams, Weights, default_weights};
+use arena_core::dominoes::Dominoes;
+use arena_core::quarto::Quarto;
 
 fn temp(name: &str) -> PathBuf {
     std::env::temp_dir().join(format!("arena-learned-{}-{name}", std::process::id()))
@@ -86,8 +89,8 @@ fn a_missing_weights_option_file_is_named_in_the_spec_error() {
 
 #[test]
 fn the_built_in_weights_load() {
-    let d = agents::learned::dominoes::default_weights();
+    let d = default_weights::<Dominoes>();
     assert_eq!(d.params, TrainParams::dominoes_default());
-    let q = agents::learned::quarto::default_weights();
+    let q = default_weights::<Quarto>();
     assert_eq!(q.params, TrainParams::quarto_default());
 }

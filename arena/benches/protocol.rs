@@ -8,7 +8,8 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use arena::external::{ExecAgent, ExternalRuntime, Limits, SandboxMode};
+use arena::external::{ExecAgent, ExternalRuntime};
+use arena::setup::{Limits, SandboxMode};
 use arena_core::dominoes::{Case, Deal, Dominoes};
 use arena_core::{Agent, Game};
 use criterion::{Criterion, Throughput};

@@ -6,8 +6,9 @@ use std::path::{Path, PathBuf};
 use agents::Spec;
 use serde::{Deserialize, Serialize};
 
-use crate::external::Limits;
-pub use crate::plan::{Plan, PlanAgent, SprtConfig};
+pub use crate::plan::Plan;
+pub use crate::setup::{Limits, PlanAgent, Setup, SprtConfig};
+use crate::task::Refusal;
 
 /// The master seed when a config or `arena match` names none: fixed, so two runs of
 /// the same command are the same experiment.
@@ -153,6 +154,9 @@ pub enum ConfigError {
     SandboxLayer(crate::sandbox::Layer),
     #[error(transparent)]
     Game(#[from] crate::task::UnknownTask),
+    /// The task refuses the plan as a whole (a solver given a puzzle it does not play).
+    #[error("{0:#}")]
+    Refused(anyhow::Error),
     #[error("gauntlet: {0}")]
     Gauntlet(String),
     #[error(
@@ -252,26 +256,6 @@ impl Plan {
                 reason: "no cases".into(),
             });
         }
-        let written = cases;
-        let mut cases: Vec<String> = Vec::with_capacity(written.len());
-        for (i, text) in written.iter().enumerate() {
-            let case = task.canonical_case(text).map_err(|e| ConfigError::Cases {
-                input: text.clone(),
-                reason: if text.matches(',').count() > 1 {
-                    format!("{e:#} (cases are separated by spaces: \"5,4 9,7\")")
-                } else {
-                    format!("{e:#}")
-                },
-            })?;
-            if let Some(j) = cases.iter().position(|c| *c == case) {
-                return Err(ConfigError::DuplicateCase {
-                    case,
-                    first: written[j].clone(),
-                    second: written[i].clone(),
-                });
-            }
-            cases.push(case);
-        }
         if cases.len() > usize::from(u16::MAX) {
             return Err(ConfigError::Cases {
                 input: String::new(),
@@ -286,8 +270,7 @@ impl Plan {
             crate::stats::Sprt::new(s.elo0, s.elo1, s.alpha, s.beta)
                 .map_err(|e| ConfigError::Sprt(e.to_string()))?;
         }
-        Ok(Plan {
-            game: task.name().to_owned(),
+        let mut setup = Setup {
             cases,
             games_per_case,
             seed: config
@@ -302,13 +285,20 @@ impl Plan {
             ))?,
             gauntlet,
             seats: task.seats(),
-        })
+        };
+        // The one parse of the cases: the task keeps them parsed, and names them
+        // canonically for the setup.
+        let prepared = task
+            .prepare(&setup)
+            .map_err(|refusal| refused(refusal, &setup.cases))?;
+        setup.cases = canonical(&setup.cases, prepared.cases())?;
+        Ok(Plan::new(task, prepared, setup))
     }
 
     /// The plan as an explicit config (what a run directory stores as `config.toml`).
     pub fn to_config(&self) -> Config {
         Config {
-            game: self.game.clone(),
+            game: self.task.name().to_owned(),
             cases: Some(Cases::List(self.cases.clone())),
             games_per_case: Some(self.games_per_case),
             seed: Some(SeedChoice::Fixed(self.seed)),
@@ -346,6 +336,39 @@ impl Plan {
     pub fn hash(&self) -> String {
         format!("fnv1a64:{:016x}", fnv1a64(self.to_toml().as_bytes()))
     }
+}
+
+/// A task's refusal of a setup as the config error that names the input at fault.
+fn refused(refusal: Refusal, written: &[String]) -> ConfigError {
+    match refusal {
+        Refusal::Case { index, reason } => {
+            let text = written.get(index).cloned().unwrap_or_default();
+            ConfigError::Cases {
+                reason: if text.matches(',').count() > 1 {
+                    format!("{reason:#} (cases are separated by spaces: \"5,4 9,7\")")
+                } else {
+                    format!("{reason:#}")
+                },
+                input: text,
+            }
+        }
+        Refusal::Setup(e) => ConfigError::Refused(e),
+    }
+}
+
+/// The cases in canonical notation (`5, 4` becomes `5,4`), each once: a case written
+/// twice (`5,4` and `5, 4`) would be played twice.
+fn canonical(written: &[String], cases: Vec<String>) -> Result<Vec<String>, ConfigError> {
+    for (i, case) in cases.iter().enumerate() {
+        if let Some(j) = cases[..i].iter().position(|c| c == case) {
+            return Err(ConfigError::DuplicateCase {
+                case: case.clone(),
+                first: written[j].clone(),
+                second: written[i].clone(),
+            });
+        }
+    }
+    Ok(cases)
 }
 
 /// The gauntlet's agent indices (ascending) from their names; every name must be an
@@ -511,12 +534,12 @@ mod tests {
         ] {
             let c = Config::parse(text, Path::new(name)).unwrap();
             let plan = Plan::resolve(&c).unwrap();
-            assert_eq!(plan.game, game, "{name}");
+            assert_eq!(plan.task.name(), game, "{name}");
             assert_eq!(plan.cases.len(), cases, "{name}");
             assert_eq!(plan.games_per_case, 100, "{name}");
             assert!(plan.agents.len() >= 2, "{name}");
             for a in &plan.agents {
-                crate::task::of(&plan).check_agent(&a.spec).unwrap();
+                plan.task.check_agent(&a.spec).unwrap();
             }
         }
     }
@@ -533,11 +556,11 @@ mod tests {
         let c = parse("game = \"dominoes\"\nagents = [\"random\", \"greedy\"]\n").unwrap();
         let plan = Plan::resolve(&c).unwrap();
         let mut seeded = plan.clone();
-        seeded.seed += 1;
+        seeded.setup.seed += 1;
         let mut renamed = plan.clone();
-        renamed.agents[0].name = "r".into();
+        renamed.setup.agents[0].name = "r".into();
         let mut fewer = plan.clone();
-        fewer.cases.pop();
+        fewer.setup.cases.pop();
         for other in [seeded, renamed, fewer] {
             assert_ne!(other.hash(), plan.hash());
         }
@@ -571,16 +594,16 @@ mod tests {
         let plan = Plan::resolve(&c).unwrap();
         assert_eq!(plan.gauntlet, [3]);
         assert_eq!(plan.matchups(), [(3, 0), (3, 1), (3, 2)]);
-        assert_eq!(crate::engine::Schedule::of(&plan).matchups, 3);
+        assert_eq!(plan.schedule.matchups, 3);
         // Two gauntlet agents meet once, and each meets the field.
         let mut two = plan.clone();
-        two.gauntlet = vec![1, 3];
+        two.setup.gauntlet = vec![1, 3];
         assert_eq!(two.matchups(), [(1, 0), (1, 2), (1, 3), (3, 0), (3, 2)]);
         // Stored and read back as a config, the gauntlet survives and changes the hash.
         let again = Plan::resolve(&parse(&plan.to_toml()).unwrap()).unwrap();
         assert_eq!(again, plan);
         let mut round_robin = plan.clone();
-        round_robin.gauntlet.clear();
+        round_robin.setup.gauntlet.clear();
         assert_ne!(round_robin.hash(), plan.hash());
         assert_eq!(round_robin.matchups().len(), 6);
     }

@@ -1,6 +1,6 @@
 //! The `arena` crate: runs, statistics, reports and the CLI around `arena-core`.
-//! Data flows one way: config -> schedule -> game -> agents -> record -> observers
-//! (results file, aggregate, progress, SPRT) -> reports. `docs/architecture.md` maps it.
+//! Data flows one way: config -> plan -> schedule -> game -> agents -> record ->
+//! observers (results file, aggregate, progress, SPRT) -> reports. `docs/architecture.md` maps it.
 
 pub mod cli;
 pub mod config;
@@ -11,7 +11,10 @@ pub mod plan;
 pub mod record;
 pub mod report;
 pub mod rundir;
+pub mod runfile;
 pub mod sandbox;
+pub mod schedule;
+pub mod setup;
 pub mod stats;
 pub mod task;
 pub mod tournament;

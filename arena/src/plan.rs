@@ -1,100 +1,64 @@
-//! The resolved plan: everything that determines a run's results, fully explicit. Below
-//! both the config (which resolves into it, through the task registry) and the tasks
-//! (which play it): it imports neither.
+//! The resolved plan: the task a run plays, its cases parsed once, its schedule, and its
+//! setup (agents, cases, seed, SPRT, limits). Everything that determines a run's
+//! results, fully explicit. The config resolves into it (`Plan::resolve`, through the
+//! task registry); everything downstream (the engine, the run directory, the reports)
+//! reads it and never looks a task up again.
 
-use agents::Spec;
-use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
 
-use crate::external::Limits;
-use crate::stats::{Sprt, StatsError};
+pub use crate::schedule::Schedule;
+pub use crate::setup::{Limits, PlanAgent, Setup, SprtConfig};
+use crate::task::{Prepared, Task};
 
-/// A named agent of a resolved plan.
-#[derive(Clone, Debug, PartialEq)]
-pub struct PlanAgent {
-    pub name: String,
-    pub spec: Spec,
-}
-
-/// Everything that determines a run's results, fully explicit. Cases are kept as their
-/// notation strings here; the game module parses them.
-#[derive(Clone, Debug, PartialEq)]
+/// A resolved plan. Its setup's fields read as the plan's own (`plan.seed`,
+/// `plan.matchups()`): the plan is its task and schedule around them.
+#[derive(Clone)]
 pub struct Plan {
-    /// The task's registered name.
-    pub game: String,
-    pub cases: Vec<String>,
-    pub games_per_case: u32,
-    pub seed: u64,
-    pub agents: Vec<PlanAgent>,
-    pub sprt: Option<SprtConfig>,
-    pub limits: Limits,
-    /// Indices of the gauntlet agents, ascending; empty for a round robin.
-    pub gauntlet: Vec<usize>,
-    /// Seats per game, the task's: 2, or 1 for a puzzle.
-    pub seats: u8,
+    /// The task, from the registry: its name, columns, tools.
+    pub task: &'static dyn Task,
+    /// The task with this plan's cases parsed: it plays and replays the jobs.
+    pub prepared: Arc<dyn Prepared>,
+    /// Game `i` of the run by arithmetic: built once, from the setup.
+    pub schedule: Schedule,
+    pub setup: Setup,
 }
 
 impl Plan {
-    /// Whether the task is one-seat (a puzzle): agents attempt seeds alone.
-    pub fn is_solo(&self) -> bool {
-        self.seats == 1
-    }
-
-    /// `n` of what this plan plays, counted: `1 game`, `8 attempts` (a puzzle run's
-    /// rows are attempts at a seed).
-    pub fn count(&self, n: u64) -> String {
-        let unit = if self.is_solo() { "attempt" } else { "game" };
-        format!("{n} {unit}{}", if n == 1 { "" } else { "s" })
-    }
-
-    /// Agent pairings. A round robin: every `(i, j)` with `i < j`, in order. A gauntlet:
-    /// each gauntlet agent `g` (as agent A) against every other agent, in order, a pairing
-    /// of two gauntlet agents listed once.
-    pub fn matchups(&self) -> Vec<(usize, usize)> {
-        let n = self.agents.len();
-        if self.is_solo() {
-            // One seat: each agent alone, `(i, i)`.
-            return (0..n).map(|i| (i, i)).collect();
+    /// A plan of `task` for `setup`, whose cases `prepared` parsed (and named
+    /// canonically).
+    pub fn new(task: &'static dyn Task, prepared: Box<dyn Prepared>, setup: Setup) -> Plan {
+        Plan {
+            task,
+            prepared: Arc::from(prepared),
+            schedule: Schedule::of(&setup),
+            setup,
         }
-        if self.gauntlet.is_empty() {
-            return (0..n)
-                .flat_map(|i| (i + 1..n).map(move |j| (i, j)))
-                .collect();
-        }
-        let mut out = Vec::new();
-        for &g in &self.gauntlet {
-            for j in 0..n {
-                if j != g && !(self.gauntlet.contains(&j) && j < g) {
-                    out.push((g, j));
-                }
-            }
-        }
-        out
-    }
-
-    /// Whether this is a gauntlet (else a round robin, or a two-agent match).
-    pub fn is_gauntlet(&self) -> bool {
-        !self.gauntlet.is_empty()
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SprtConfig {
-    pub elo0: f64,
-    pub elo1: f64,
-    #[serde(default = "default_error_rate")]
-    pub alpha: f64,
-    #[serde(default = "default_error_rate")]
-    pub beta: f64,
+impl Deref for Plan {
+    type Target = Setup;
+    fn deref(&self) -> &Setup {
+        &self.setup
+    }
 }
 
-fn default_error_rate() -> f64 {
-    0.05
+/// Two plans are the same experiment when their task and setup are (the schedule and
+/// the parsed cases follow from those).
+impl PartialEq for Plan {
+    fn eq(&self, other: &Plan) -> bool {
+        self.task.name() == other.task.name() && self.setup == other.setup
+    }
 }
 
-impl SprtConfig {
-    /// The test it configures.
-    pub fn sprt(&self) -> Result<Sprt, StatsError> {
-        Sprt::new(self.elo0, self.elo1, self.alpha, self.beta)
+impl fmt::Debug for Plan {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Plan")
+            .field("task", &self.task.name())
+            .field("schedule", &self.schedule)
+            .field("setup", &self.setup)
+            .finish()
     }
 }

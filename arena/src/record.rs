@@ -1,4 +1,5 @@
 //! The record: one finished game, the hinge between the engine and everything after it.
+//! It names no game: a task's own endings are its words (`Termination::Rules`).
 //! The writer, progress, statistics, reports, resume, replay and merge read records,
 //! never strings or engine state. `games.csv` is records in game order (`docs/csv.md`).
 
@@ -44,27 +45,25 @@ impl Side {
 impl FromStr for Side {
     type Err = String;
     fn from_str(s: &str) -> Result<Side, String> {
-        match s {
-            "a" => Ok(Side::A),
-            "b" => Ok(Side::B),
-            _ => Err(format!("expected `a` or `b`, got {s:?}")),
-        }
+        named(s, &[Side::A, Side::B], Side::as_str)
+            .ok_or_else(|| format!("expected `a` or `b`, got {s:?}"))
     }
 }
 
-/// How a game ended: by the rules, or by one side's forfeit (D14, Q7).
+/// The one of `all` whose name is `s`.
+fn named<T: Copy>(s: &str, all: &[T], name: fn(T) -> &'static str) -> Option<T> {
+    all.iter().copied().find(|&t| name(t) == s)
+}
+
+/// How a game ended: by its rules, in its task's words, or by one side's forfeit (D14,
+/// Q7). The forfeits are common to every task; the endings by the rules are each task's
+/// own (`Task::endings`: Dominoes' `domino` and `blocked`, Quarto's `line` and `full`,
+/// a puzzle's `answer`), so a new game brings its endings without editing this file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Termination {
-    /// Dominoes: a hand emptied (D12).
-    Domino,
-    /// Dominoes: two passes in a row (D13).
-    Blocked,
-    /// Quarto: a line of four sharing an attribute.
-    Line,
-    /// Quarto: the board filled with no line (a draw).
-    Full,
-    /// A puzzle: the solver answered (valid or not: see the attempt's score).
-    Answer,
+    /// The game ended by its rules: the ending as its task names it (one of its
+    /// `Task::endings`), which is also how `games.csv` writes it.
+    Rules(&'static str),
     Timeout,
     Crash,
     Malformed,
@@ -76,12 +75,8 @@ pub enum Termination {
 }
 
 impl Termination {
-    pub const ALL: [Termination; 12] = [
-        Termination::Domino,
-        Termination::Blocked,
-        Termination::Line,
-        Termination::Full,
-        Termination::Answer,
+    /// The forfeit kinds, in a fixed order (for per-kind counts).
+    pub const FORFEITS: [Termination; 7] = [
         Termination::Timeout,
         Termination::Crash,
         Termination::Malformed,
@@ -93,11 +88,7 @@ impl Termination {
 
     pub fn as_str(self) -> &'static str {
         match self {
-            Termination::Domino => "domino",
-            Termination::Blocked => "blocked",
-            Termination::Line => "line",
-            Termination::Full => "full",
-            Termination::Answer => "answer",
+            Termination::Rules(ending) => ending,
             Termination::Timeout => "timeout",
             Termination::Crash => "crash",
             Termination::Malformed => "malformed",
@@ -110,26 +101,25 @@ impl Termination {
 
     /// Whether this ends a game by forfeit rather than by the rules.
     pub fn is_forfeit(self) -> bool {
-        !matches!(
-            self,
-            Termination::Domino
-                | Termination::Blocked
-                | Termination::Line
-                | Termination::Full
-                | Termination::Answer
-        )
+        !matches!(self, Termination::Rules(_))
     }
 
-    /// The forfeit kinds, in a fixed order (for per-kind counts).
-    pub const FORFEITS: [Termination; 7] = [
-        Termination::Timeout,
-        Termination::Crash,
-        Termination::Malformed,
-        Termination::Illegal,
-        Termination::Memory,
-        Termination::Startup,
-        Termination::Limit,
-    ];
+    /// Every way a game of a task whose endings are `endings` can end: those, then the
+    /// forfeits (the order of per-kind counts).
+    pub fn all(endings: &[&'static str]) -> Vec<Termination> {
+        let rules = endings.iter().map(|&e| Termination::Rules(e));
+        rules.chain(Termination::FORFEITS).collect()
+    }
+
+    /// A termination as `games.csv` writes it, in a run of a task whose endings are
+    /// `endings`.
+    pub fn parse(s: &str, endings: &[&'static str]) -> Result<Termination, String> {
+        let rules = endings.iter().map(|&e| Termination::Rules(e));
+        rules
+            .chain(Termination::FORFEITS)
+            .find(|t| t.as_str() == s)
+            .ok_or_else(|| format!("unknown termination {s:?}"))
+    }
 }
 
 impl From<&AgentError> for Termination {
@@ -149,16 +139,6 @@ impl From<&AgentError> for Termination {
 impl fmt::Display for Termination {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
-    }
-}
-
-impl FromStr for Termination {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Termination, String> {
-        Termination::ALL
-            .into_iter()
-            .find(|t| t.as_str() == s)
-            .ok_or_else(|| format!("unknown termination {s:?}"))
     }
 }
 
@@ -214,12 +194,8 @@ impl Score {
 impl FromStr for Score {
     type Err = String;
     fn from_str(s: &str) -> Result<Score, String> {
-        match s {
-            "0" => Ok(Score::Loss),
-            "0.5" => Ok(Score::Draw),
-            "1" => Ok(Score::Win),
-            _ => Err(format!("a score is 0, 0.5 or 1, got {s:?}")),
-        }
+        named(s, &[Score::Loss, Score::Draw, Score::Win], Score::as_str)
+            .ok_or_else(|| format!("a score is 0, 0.5 or 1, got {s:?}"))
     }
 }
 
@@ -431,14 +407,27 @@ mod tests {
 
     #[test]
     fn terminations_round_trip_through_their_names() {
-        for t in Termination::ALL {
-            assert_eq!(t.to_string().parse::<Termination>(), Ok(t));
+        let endings = ["domino", "blocked"];
+        let all = Termination::all(&endings);
+        for &t in &all {
+            assert_eq!(Termination::parse(&t.to_string(), &endings), Ok(t));
         }
-        assert!("resign".parse::<Termination>().is_err());
+        assert!(Termination::parse("resign", &endings).is_err());
+        // Another task's ending is no ending of this one.
+        assert!(Termination::parse("line", &endings).is_err());
         assert_eq!(
-            Termination::ALL.iter().filter(|t| t.is_forfeit()).count(),
+            all.iter().filter(|t| t.is_forfeit()).count(),
             Termination::FORFEITS.len()
         );
+        assert_eq!(all.len(), endings.len() + Termination::FORFEITS.len());
+    }
+
+    #[test]
+    fn sides_read_back_as_written() {
+        for side in [Side::A, Side::B] {
+            assert_eq!(side.as_str().parse::<Side>(), Ok(side));
+        }
+        assert!("A".parse::<Side>().is_err());
     }
 
     #[test]

@@ -14,15 +14,11 @@ use crate::engine::{self, Execution, Observer, RunEnd, Shard, SprtMonitor, Start
 use crate::external::{ExecAgent, ExternalRuntime};
 use crate::plan::Plan;
 use crate::record::{Extras, Outcome, Record, Termination};
-use crate::report::puzzle_html::PuzzlePage;
-use crate::report::think::{THINK_CSV, TIMINGS_CSV, ThinkTally};
-use crate::report::{
-    ConsoleTable, Exporter, Forfeits, Progress, RunFacts, Summarizer, export, html, puzzles,
-};
+use crate::report::think::{TIMINGS_CSV, ThinkTally};
+use crate::report::{Forfeits, Progress, RunFacts, Summarizer};
 use crate::rundir::results::{Codec, ResultsWriter, Tail, Torn, read_rows};
 use crate::rundir::times::{TIMES_CSV, TimesWriter};
-use crate::rundir::{Access, RunDir, write_atomic};
-use crate::task::Prepared;
+use crate::rundir::{Access, RunDir};
 
 /// The run stopped on Ctrl-C or SIGTERM; `arena run --resume` finishes it (exit 130).
 #[derive(Debug, thiserror::Error)]
@@ -42,14 +38,13 @@ pub struct HarnessFailure;
 
 /// Starts a new run of `plan` in `dir`.
 pub fn start(plan: &Plan, dir: &Path, shard: Shard, exec: &Execution) -> Result<()> {
-    let task = crate::task::of(plan);
+    // Before the run directory exists: an agent its task refuses leaves nothing behind
+    // (resolving the plan refused the rest: cases, a solver given another puzzle).
     for a in &plan.agents {
-        task.check_agent(&a.spec)
+        plan.task
+            .check_agent(&a.spec)
             .with_context(|| format!("agent {:?}", a.name))?;
     }
-    // Before the run directory exists: a plan its task refuses (a solver given another
-    // puzzle) leaves nothing behind.
-    let prepared = task.prepare(plan)?;
     let run = RunDir::create(dir, plan, shard)?;
     run.log(&format!(
         "arena {} started; seed {}; shard {}",
@@ -58,7 +53,7 @@ pub fn start(plan: &Plan, dir: &Path, shard: Shard, exec: &Execution) -> Result<
         shard
     ))?;
     eprintln!("arena: results in {}", dir.display());
-    execute(&run, exec, prepared)
+    execute(&run, exec)
 }
 
 /// Finishes the interrupted run in `dir` (a finished one has nothing to do).
@@ -68,62 +63,23 @@ pub fn resume(dir: &Path, exec: &Execution) -> Result<()> {
 
 /// Finishes the interrupted run already opened (and locked) as `run`.
 pub fn resume_open(run: RunDir, exec: &Execution) -> Result<()> {
-    let prepared = crate::task::of(&run.plan).prepare(&run.plan)?;
     run.log("resumed")?;
-    execute(&run, exec, prepared)
+    execute(&run, exec)
 }
 
-fn execute(run: &RunDir, exec: &Execution, mut prepared: Box<dyn Prepared>) -> Result<()> {
+/// The harness's own failures (a write, a thread), told apart from bad input.
+fn harness(e: anyhow::Error) -> anyhow::Error {
+    e.context(HarnessFailure)
+}
+
+fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
     let plan = &run.plan;
     let shard = run.shard();
-    let schedule = crate::engine::Schedule::of(plan);
-    let total = schedule.shard_len(shard);
-    // Timed when asked, and always with an external agent (its games are slow anyway,
-    // and its think time is what its author needs).
-    let timed = !plan.is_solo()
-        && (exec.timings
-            || plan
-                .agents
-                .iter()
-                .any(|a| matches!(a.spec, agents::Spec::Exec { .. })));
-    prepared.time_moves(timed);
-    let mut tally = Summarizer::new(plan)?;
-    let mut forfeits = Forfeits::new(plan);
-    // An SPRT is decided on the whole run in game order; shards leave it to `merge`.
-    let mut sprt = match (&plan.sprt, shard.is_whole()) {
-        (Some(s), true) => Some(SprtMonitor::new(s)?),
-        _ => None,
-    };
-
-    // What is on disk already: checked row by row, into the same observers.
-    let games_csv = run.games_csv();
-    let mut tail = Tail::default();
-    if games_csv.exists() {
-        tail = read_rows(&games_csv, plan, shard, Torn::Repair, &mut |record| {
-            tally.record(&record)?;
-            forfeits.record(&record)?;
-            match &mut sprt {
-                Some(s) => s.record(&record),
-                None => Ok(engine::Flow::Continue),
-            }
-        })?;
-    }
-    let done = tail.rows;
-    let decided = sprt.as_ref().is_some_and(SprtMonitor::decided);
-    if done == total || decided {
-        if !games_csv.exists() {
-            // A shard with no games (more shards than pairs): its empty games.csv says
-            // so to `merge`.
-            ResultsWriter::append(&games_csv, plan, Tail::default())?.flush()?;
-        }
-        let table = write_summaries(run, &tally, decided, existing_think(run)?.as_ref())?;
-        println!(
-            "nothing to do: {} is finished ({})\n\n{table}{}",
-            run.dir.display(),
-            plan.count(done),
-            forfeits.describe(&run.dir)
-        );
-        return Ok(());
+    let total = plan.schedule.shard_len(shard);
+    let mut seen = Seen::read(run)?;
+    let done = seen.tail.rows;
+    if done == total || seen.decided() {
+        return nothing_to_do(run, &seen);
     }
     if done > 0 {
         // Said on the console too: a resume should show what it found before it plays.
@@ -135,21 +91,168 @@ fn execute(run: &RunDir, exec: &Execution, mut prepared: Box<dyn Prepared>) -> R
         eprintln!("arena: {found}");
         run.log(&found)?;
     }
-
     let began = Instant::now();
     let external = external_runtime(run, done)?;
     if let Some(rt) = &external {
         // No sandbox at all is recorded as every layer missing.
         run.record_sandbox(rt.enforcement().cloned().unwrap_or_default())?;
     }
-    let harness = |e: anyhow::Error| e.context(HarnessFailure);
-    let mut writer = ResultsWriter::append(&games_csv, plan, tail).map_err(harness)?;
+    let played = play_rest(run, exec, &mut seen, external.as_ref())?;
+    if let Some((agent, reason)) = &played.tripped {
+        return Err(could_not_start(run, *agent, reason, played.written)?);
+    }
+    run.log(&format!(
+        "{} {} in {:.2} s at concurrency {}{}",
+        if played.end == RunEnd::Interrupted {
+            "interrupted after"
+        } else {
+            "finished"
+        },
+        plan.count(played.written),
+        began.elapsed().as_secs_f64(),
+        exec.concurrency,
+        if played.end == RunEnd::Stopped {
+            " (stopped by the SPRT)"
+        } else {
+            ""
+        }
+    ))?;
+    if played.end == RunEnd::Interrupted {
+        return Err(Interrupted {
+            played: plan.count(played.written),
+            total,
+            dir: run.dir.display().to_string(),
+        }
+        .into());
+    }
+    let stopped = played.end == RunEnd::Stopped;
+    let table =
+        write_summaries(run, &seen.tally, stopped, played.think.as_ref()).map_err(harness)?;
+    let forfeit_list = seen.forfeits.describe(&run.dir);
+    if !forfeit_list.is_empty() {
+        run.log(forfeit_list.trim_end())?;
+    }
+    println!(
+        "{} {}, seed {}{}, results in {}\n\n{table}{forfeit_list}",
+        plan.task.name(),
+        plan.count(played.written),
+        plan.seed,
+        if shard.is_whole() {
+            String::new()
+        } else {
+            format!(", shard {shard}")
+        },
+        run.dir.display()
+    );
+    Ok(())
+}
+
+/// The observers that see every record of a run, the ones on disk and the ones played
+/// now, and where `games.csv` ends.
+struct Seen {
+    tally: Summarizer,
+    forfeits: Forfeits,
+    /// An SPRT is decided on the whole run in game order; shards leave it to `merge`.
+    sprt: Option<SprtMonitor>,
+    tail: Tail,
+}
+
+impl Seen {
+    /// The observers, fed what is on disk already: checked row by row, exactly as if
+    /// just played.
+    fn read(run: &RunDir) -> Result<Seen> {
+        let plan = &run.plan;
+        let mut tally = Summarizer::new(plan)?;
+        let mut forfeits = Forfeits::new(plan);
+        let mut sprt = match (&plan.sprt, run.shard().is_whole()) {
+            (Some(s), true) => Some(SprtMonitor::new(s)?),
+            _ => None,
+        };
+        let games_csv = run.games_csv();
+        let mut tail = Tail::default();
+        if games_csv.exists() {
+            tail = read_rows(&games_csv, plan, run.shard(), Torn::Repair, &mut |record| {
+                tally.record(&record)?;
+                forfeits.record(&record)?;
+                match &mut sprt {
+                    Some(s) => s.record(&record),
+                    None => Ok(engine::Flow::Continue),
+                }
+            })?;
+        }
+        Ok(Seen {
+            tally,
+            forfeits,
+            sprt,
+            tail,
+        })
+    }
+
+    fn decided(&self) -> bool {
+        self.sprt.as_ref().is_some_and(SprtMonitor::decided)
+    }
+}
+
+/// A finished run (every game on disk, or the SPRT decided): its summaries again.
+fn nothing_to_do(run: &RunDir, seen: &Seen) -> Result<()> {
+    let games_csv = run.games_csv();
+    if !games_csv.exists() {
+        // A shard with no games (more shards than pairs): its empty games.csv says so
+        // to `merge`.
+        ResultsWriter::append(&games_csv, &run.plan, Tail::default())?.flush()?;
+    }
+    let think = existing_think(run)?;
+    let table = write_summaries(run, &seen.tally, seen.decided(), think.as_ref())?;
+    println!(
+        "nothing to do: {} is finished ({})\n\n{table}{}",
+        run.dir.display(),
+        run.plan.count(seen.tail.rows),
+        seen.forfeits.describe(&run.dir)
+    );
+    Ok(())
+}
+
+/// What playing the rest of a run did.
+struct Played {
+    end: RunEnd,
+    /// Rows written to `games.csv` now.
+    written: u64,
+    /// Think times of a timed run (`timings.csv`).
+    think: Option<ThinkTally>,
+    /// The agent that could not start, and the reason of its last failure.
+    tripped: Option<(usize, String)>,
+}
+
+/// Whether a run's decisions are timed: when asked, and always with an external agent
+/// (its games are slow anyway, and its think time is what its author needs).
+fn timed(plan: &Plan, exec: &Execution) -> bool {
+    !plan.is_solo()
+        && (exec.timings
+            || plan
+                .agents
+                .iter()
+                .any(|a| matches!(a.spec, agents::Spec::Exec { .. })))
+}
+
+/// Plays the games not on disk on the engine, into `seen` and the run's files.
+fn play_rest(
+    run: &RunDir,
+    exec: &Execution,
+    seen: &mut Seen,
+    external: Option<&Arc<ExternalRuntime>>,
+) -> Result<Played> {
+    let plan = &run.plan;
+    let shard = run.shard();
+    let done = seen.tail.rows;
+    let total = plan.schedule.shard_len(shard);
+    let tail = std::mem::take(&mut seen.tail);
+    let mut writer = ResultsWriter::append(&run.games_csv(), plan, tail).map_err(harness)?;
     let codec = Codec::new(plan);
     let mut progress = Progress::new(exec.progress, plan, total, done);
-    let mut think = match timed {
+    let mut think = match timed(plan, exec) {
         true => {
             // Times of games past the last one on disk were never recorded: dropped.
-            let next = schedule.shard_game(shard, done);
+            let next = plan.schedule.shard_game(shard, done);
             Some(ThinkTally::open(&run.dir, plan, next).map_err(harness)?)
         }
         false => None,
@@ -170,9 +273,13 @@ fn execute(run: &RunDir, exec: &Execution, mut prepared: Box<dyn Prepared>) -> R
     engine::stop::install(&run.dir);
     let end = {
         // The guard first: the game that trips it reaches no other observer.
-        let mut observers: Vec<&mut dyn Observer> =
-            vec![&mut guard, &mut tally, &mut forfeits, &mut progress];
-        if let Some(s) = &mut sprt {
+        let mut observers: Vec<&mut dyn Observer> = vec![
+            &mut guard,
+            &mut seen.tally,
+            &mut seen.forfeits,
+            &mut progress,
+        ];
+        if let Some(s) = &mut seen.sprt {
             observers.push(s);
         }
         if let Some(t) = &mut times {
@@ -181,22 +288,22 @@ fn execute(run: &RunDir, exec: &Execution, mut prepared: Box<dyn Prepared>) -> R
         if let Some(t) = &mut think {
             observers.push(t);
         }
-        engine::play_all(
-            prepared.as_ref(),
-            engine::Span {
-                schedule,
+        let games = engine::Games {
+            task: plan.prepared.as_ref(),
+            span: engine::Span {
+                schedule: plan.schedule,
                 shard,
                 start: done,
             },
-            exec,
-            external.as_ref(),
-            engine::stop::flag(),
-            engine::Outputs {
-                encoder: &codec,
-                sink: &mut writer,
-                observers: &mut observers,
-            },
-        )
+            external,
+            timed: timed(plan, exec),
+        };
+        let outputs = engine::Outputs {
+            encoder: &codec,
+            sink: &mut writer,
+            observers: &mut observers,
+        };
+        engine::play_all(games, exec.concurrency, engine::stop::flag(), outputs)
     };
     progress.finish();
     writer.flush().map_err(harness)?;
@@ -206,71 +313,40 @@ fn execute(run: &RunDir, exec: &Execution, mut prepared: Box<dyn Prepared>) -> R
     if let Some(t) = &mut think {
         t.flush().map_err(harness)?;
     }
-    if let Some(rt) = &external {
+    if let Some(rt) = external {
         rt.shutdown();
     }
-    let end = end.map_err(harness)?;
-    let played = writer.written;
-    if let Some((agent, reason)) = &guard.tripped {
-        let name = &plan.agents[*agent].name;
-        let tail = stderr_tail(run, *agent, name);
-        run.log(&format!(
-            "stopped: agent {name:?} could not start (that game is not recorded): {reason}"
-        ))?;
-        let kept = plan.count(played);
-        let dir = run.dir.display();
-        anyhow::bail!(
-            "agent {name:?} could not start, so the run stopped with {kept} on disk: {reason}{tail}\n\
-             the game that showed it is not recorded. If the fix is in the program (a bug, a \
-             missing file or package), fix it and `arena run --resume {dir}` plays that game \
-             again and finishes the run. If the fix is to the agent's spec or the config, that \
-             is another run (a run directory keeps the config it began with): start it with \
-             another --out, or delete {dir} first"
-        );
-    }
+    Ok(Played {
+        end: end.map_err(harness)?,
+        written: writer.written,
+        think,
+        tripped: guard.tripped,
+    })
+}
+
+/// The error of a run stopped because agent `agent` could not start (logged), with the
+/// end of its stderr and what to do.
+fn could_not_start(
+    run: &RunDir,
+    agent: usize,
+    reason: &str,
+    written: u64,
+) -> Result<anyhow::Error> {
+    let name = &run.plan.agents[agent].name;
+    let tail = stderr_tail(run, agent, name);
     run.log(&format!(
-        "{} {} in {:.2} s at concurrency {}{}",
-        if end == RunEnd::Interrupted {
-            "interrupted after"
-        } else {
-            "finished"
-        },
-        plan.count(played),
-        began.elapsed().as_secs_f64(),
-        exec.concurrency,
-        if end == RunEnd::Stopped {
-            " (stopped by the SPRT)"
-        } else {
-            ""
-        }
+        "stopped: agent {name:?} could not start (that game is not recorded): {reason}"
     ))?;
-    if end == RunEnd::Interrupted {
-        return Err(Interrupted {
-            played: plan.count(played),
-            total,
-            dir: run.dir.display().to_string(),
-        }
-        .into());
-    }
-    let table =
-        write_summaries(run, &tally, end == RunEnd::Stopped, think.as_ref()).map_err(harness)?;
-    let forfeit_list = forfeits.describe(&run.dir);
-    if !forfeit_list.is_empty() {
-        run.log(forfeit_list.trim_end())?;
-    }
-    println!(
-        "{} {}, seed {}{}, results in {}\n\n{table}{forfeit_list}",
-        plan.game,
-        plan.count(played),
-        plan.seed,
-        if shard.is_whole() {
-            String::new()
-        } else {
-            format!(", shard {shard}")
-        },
-        run.dir.display()
-    );
-    Ok(())
+    let kept = run.plan.count(written);
+    let dir = run.dir.display();
+    Ok(anyhow::anyhow!(
+        "agent {name:?} could not start, so the run stopped with {kept} on disk: {reason}{tail}\n\
+         the game that showed it is not recorded. If the fix is in the program (a bug, a \
+         missing file or package), fix it and `arena run --resume {dir}` plays that game \
+         again and finishes the run. If the fix is to the agent's spec or the config, that \
+         is another run (a run directory keeps the config it began with): start it with \
+         another --out, or delete {dir} first"
+    ))
 }
 
 /// The think times of a timed run already in `dir`, if any (`timings.csv`).
@@ -291,41 +367,11 @@ pub fn write_summaries(
     think: Option<&ThinkTally>,
 ) -> Result<String> {
     let facts = RunFacts {
-        game: run.plan.game.clone(),
-        seed: run.plan.seed,
+        plan: &run.plan,
         stopped_early,
+        think,
     };
-    crate::rundir::fault::point("summaries");
-    let tally = match tally {
-        Summarizer::Games(t) => t,
-        Summarizer::Puzzles(t) => {
-            let report = t.report();
-            for exporter in crate::report::puzzle_summaries() {
-                if let Some(name) = exporter.file_name() {
-                    write_atomic(&run.dir.join(name), &exporter.export(&report, &facts)?)?;
-                }
-            }
-            return puzzles::PuzzleConsole.export(&report, &facts);
-        }
-    };
-    let report = tally.report();
-    for exporter in export::summaries() {
-        if let Some(name) = exporter.file_name() {
-            write_atomic(&run.dir.join(name), &exporter.export(&report, &facts)?)?;
-        }
-    }
-    let think_html = think.map_or(String::new(), ThinkTally::html);
-    crate::rundir::fault::point("report");
-    write_atomic(
-        &run.dir.join("report.html"),
-        &html::page(&run.plan, &report, &facts, &think_html)?,
-    )?;
-    let mut table = ConsoleTable.export(&report, &facts)?;
-    if let Some(t) = think {
-        write_atomic(&run.dir.join(THINK_CSV), &t.csv()?)?;
-        table.push_str(&t.console());
-    }
-    Ok(table)
+    tally.write_summaries(&run.dir, &facts)
 }
 
 /// `arena report DIR`: writes `report.html` again from the games on disk (the other
@@ -339,36 +385,20 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
             tally.record(&r)
         })?;
     }
-    let path = run.dir.join("report.html");
-    let tally = match tally {
-        Summarizer::Games(t) => t,
-        Summarizer::Puzzles(t) => {
-            let facts = RunFacts {
-                game: run.plan.game.clone(),
-                seed: run.plan.seed,
-                stopped_early: false,
-            };
-            write_atomic(&path, &PuzzlePage.export(&t.report(), &facts)?)?;
-            return Ok(path);
-        }
-    };
     // Whether the SPRT cut the run is stated in summary.json; games alone cannot tell.
     let stopped_early = std::fs::read_to_string(run.dir.join("summary.json"))
         .ok()
         .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
         .and_then(|v| v.get("stopped_early")?.as_bool())
         .unwrap_or(false);
+    let think = existing_think(&run)?;
     let facts = RunFacts {
-        game: run.plan.game.clone(),
-        seed: run.plan.seed,
+        plan: &run.plan,
         stopped_early,
+        think: think.as_ref(),
     };
-    let think_html = existing_think(&run)?.map_or(String::new(), |t| t.html());
-    write_atomic(
-        &path,
-        &html::page(&run.plan, &tally.report(), &facts, &think_html)?,
-    )?;
-    Ok(path)
+    tally.write_page(&run.dir, &facts)?;
+    Ok(run.dir.join(crate::report::export::REPORT_HTML))
 }
 
 /// The runtime for the plan's `exec:` agents, if it has any, knowing how many games each
@@ -389,7 +419,7 @@ pub fn external_runtime(run: &RunDir, done: u64) -> Result<Option<Arc<ExternalRu
     if agents.iter().all(Option::is_none) {
         return Ok(None);
     }
-    let schedule = crate::engine::Schedule::of(plan);
+    let schedule = &plan.schedule;
     let matchups = plan.matchups();
     let mut games: HashMap<(usize, String), usize> = HashMap::new();
     let shard = run.shard();
@@ -409,7 +439,7 @@ pub fn external_runtime(run: &RunDir, done: u64) -> Result<Option<Arc<ExternalRu
         .context("starting the runtime for external agents")?;
     crate::sandbox::report::announce(
         rt.enforcement(),
-        &plan.limits.policy(Vec::new()),
+        &crate::external::policy(&plan.limits, Vec::new()),
         plan.seed,
         |line| run.log(line),
     )?;
@@ -420,7 +450,7 @@ pub fn external_runtime(run: &RunDir, done: u64) -> Result<Option<Arc<ExternalRu
 pub fn replay(dir: &Path, index: u64) -> Result<String> {
     let run = RunDir::open(dir, Access::Peek)?;
     let plan = &run.plan;
-    let schedule = crate::engine::Schedule::of(plan);
+    let schedule = &plan.schedule;
     let shard = run.shard();
     // Only games that were played: a run stopped by the SPRT, interrupted, or a shard
     // holds fewer games than its schedule.
@@ -457,9 +487,10 @@ pub fn replay(dir: &Path, index: u64) -> Result<String> {
     if plan.is_solo() {
         return crate::task::puzzles::describe(plan, &record);
     }
-    let prepared = crate::task::of(plan).prepare(plan)?;
     let external = external_runtime(&run, 0)?;
-    let (mut text, replayed) = prepared.replay(&schedule.job(index), external.as_ref())?;
+    let (mut text, replayed) = plan
+        .prepared
+        .replay(&schedule.job(index), external.as_ref())?;
     fn gist(r: &Record) -> (&Outcome, Termination, &str, u32, &Extras) {
         (&r.outcome, r.termination, &r.reason, r.plies, &r.extras)
     }

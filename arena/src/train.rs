@@ -122,8 +122,8 @@ pub fn run(args: TrainArgs) -> Result<()> {
         }
     };
     let weights = match args.kind()? {
-        GameKind::Dominoes => learned::train_dominoes(&params, &mut on_event),
-        GameKind::Quarto => learned::train_quarto(&params, &mut on_event),
+        GameKind::Dominoes => agents::dominoes::train_learned(&params, &mut on_event),
+        GameKind::Quarto => agents::quarto::train_learned(&params, &mut on_event),
     };
     bar.finish_and_clear();
     if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {

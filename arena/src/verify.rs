@@ -16,7 +16,6 @@ use crate::external::ExternalRuntime;
 use crate::plan::Plan;
 use crate::rundir::results::{Codec, RowReader, Torn, csv_cell};
 use crate::rundir::{Access, RunDir};
-use crate::task::Prepared;
 
 /// What to check.
 #[derive(Clone, Debug, Default)]
@@ -62,33 +61,17 @@ struct Row {
 pub fn verify(dir: &Path, options: &Options) -> Result<Verified> {
     let began = Instant::now();
     let run = RunDir::open(dir, Access::Read)?;
-    let plan = &run.plan;
     let games_csv = run.games_csv();
     if !games_csv.exists() {
         bail!("{} has no games to verify", games_csv.display());
     }
-    let exec: Vec<bool> = plan
-        .agents
-        .iter()
-        .map(|a| matches!(a.spec, agents::Spec::Exec { .. }))
-        .collect();
-    let matchups = plan.matchups();
     let external = match options.external {
         true => crate::tournament::external_runtime(&run, 0)?,
         false => None,
     };
-    let prepared = crate::task::of(plan).prepare(plan)?;
-    let codec = Codec::new(plan);
-    let columns: Vec<String> = codec
-        .header()
-        .trim_end()
-        .split(',')
-        .map(str::to_owned)
-        .collect();
-
     // First pass: how many rows, so that a sample can be spread evenly. The reader checks
     // every row's chain and columns on the way, so a damaged file is refused here.
-    let mut reader = RowReader::open(&games_csv, plan, run.shard(), Torn::Skip)?;
+    let mut reader = RowReader::open(&games_csv, &run.plan, run.shard(), Torn::Skip)?;
     reader.tolerate_breaks();
     while reader.next_record()?.is_some() {}
     let rows = reader.rows;
@@ -98,75 +81,18 @@ pub fn verify(dir: &Path, options: &Options) -> Result<Verified> {
         Some(k) => rows.div_ceil(k).max(1),
         None => 1,
     };
-
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.concurrency)
-        .build()
-        .context("starting the verification threads")?;
-    let mut reader = RowReader::open(&games_csv, plan, run.shard(), Torn::Skip)?;
-    reader.tolerate_breaks();
-    let (mut checked, mut skipped, mut mismatches) = (0u64, 0u64, 0u64);
-    let mut listed = String::new();
-    let mut position = 0u64;
-    loop {
-        let mut chunk = Vec::with_capacity(CHUNK);
-        while chunk.len() < CHUNK {
-            let Some(record) = reader.next_record()? else {
-                break;
-            };
-            let at = position;
-            position += 1;
-            if record.key.index < options.from || !at.is_multiple_of(step) {
-                continue;
-            }
-            let (a, b) = matchups[usize::from(record.key.matchup)];
-            if !options.external && (exec[a] || exec[b]) {
-                skipped += 1;
-                continue;
-            }
-            chunk.push(Row {
-                index: record.key.index,
-                content: reader.last_content().to_vec(),
-            });
-        }
-        if chunk.is_empty() {
-            break;
-        }
-        let replayed: Vec<Result<Vec<u8>>> = pool.install(|| {
-            chunk
-                .par_iter()
-                .map(|row| {
-                    replay(
-                        plan,
-                        prepared.as_ref(),
-                        &codec,
-                        external.as_ref(),
-                        row.index,
-                    )
-                })
-                .collect()
-        });
-        for (row, again) in chunk.iter().zip(replayed) {
-            checked += 1;
-            let again = again?;
-            if again != row.content {
-                mismatches += 1;
-                if mismatches as usize <= LISTED {
-                    let _ = writeln!(
-                        listed,
-                        "  game {}: {}\n    see it: arena replay {} -n {}",
-                        row.index,
-                        differences(&columns, &row.content, &again),
-                        dir.display(),
-                        row.index
-                    );
-                }
-            }
-        }
-    }
+    let mut replayer = Replayer::new(dir, &run, options, external.as_ref())?;
+    replayer.compare_all(step)?;
     if let Some(rt) = &external {
         rt.shutdown();
     }
+    let Replayer {
+        checked,
+        skipped,
+        mismatches,
+        listed,
+        ..
+    } = replayer;
     let seconds = began.elapsed().as_secs_f64();
     let mut text = format!(
         "{}: {rows} rows on disk, {checked} replayed and compared{}{}, {mismatches} {} in {seconds:.1} s\n",
@@ -187,17 +113,7 @@ pub fn verify(dir: &Path, options: &Options) -> Result<Verified> {
             "mismatches"
         }
     );
-    if !breaks.is_empty() {
-        let shown: Vec<String> = breaks.iter().take(LISTED).map(u64::to_string).collect();
-        let _ = writeln!(
-            text,
-            "  {} {} fail their check (edited, damaged, or rows deleted, added or moved before them): line {}{}",
-            breaks.len(),
-            if breaks.len() == 1 { "row" } else { "rows" },
-            shown.join(", "),
-            if breaks.len() > LISTED { ", …" } else { "" }
-        );
-    }
+    describe_breaks(&mut text, &breaks);
     text.push_str(&listed);
     if mismatches as usize > LISTED {
         let _ = writeln!(text, "  … and {} more", mismatches as usize - LISTED);
@@ -213,16 +129,159 @@ pub fn verify(dir: &Path, options: &Options) -> Result<Verified> {
     })
 }
 
+/// The rows whose running check fails, listed (the first few).
+fn describe_breaks(text: &mut String, breaks: &[u64]) {
+    if breaks.is_empty() {
+        return;
+    }
+    let shown: Vec<String> = breaks.iter().take(LISTED).map(u64::to_string).collect();
+    let _ = writeln!(
+        text,
+        "  {} {} fail their check (edited, damaged, or rows deleted, added or moved before them): line {}{}",
+        breaks.len(),
+        if breaks.len() == 1 { "row" } else { "rows" },
+        shown.join(", "),
+        if breaks.len() > LISTED { ", …" } else { "" }
+    );
+}
+
+/// The second pass: reads the rows again, replays the chosen ones in chunks on a pool
+/// and compares each with its row on disk.
+struct Replayer<'a> {
+    run: &'a RunDir,
+    options: &'a Options,
+    external: Option<&'a Arc<ExternalRuntime>>,
+    /// The run directory as the command line names it.
+    dir: &'a Path,
+    /// Which plan agents are `exec:` ones (their games are replayed only when asked).
+    exec: Vec<bool>,
+    matchups: Vec<(usize, usize)>,
+    codec: Codec,
+    columns: Vec<String>,
+    pool: rayon::ThreadPool,
+    checked: u64,
+    skipped: u64,
+    mismatches: u64,
+    /// The first mismatches, in full.
+    listed: String,
+}
+
+impl<'a> Replayer<'a> {
+    fn new(
+        dir: &'a Path,
+        run: &'a RunDir,
+        options: &'a Options,
+        external: Option<&'a Arc<ExternalRuntime>>,
+    ) -> Result<Replayer<'a>> {
+        let plan = &run.plan;
+        let codec = Codec::new(plan);
+        let columns: Vec<String> = codec
+            .header()
+            .trim_end()
+            .split(',')
+            .map(str::to_owned)
+            .collect();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(options.concurrency)
+            .build()
+            .context("starting the verification threads")?;
+        Ok(Replayer {
+            run,
+            options,
+            external,
+            dir,
+            matchups: plan.matchups(),
+            exec: plan
+                .agents
+                .iter()
+                .map(|a| matches!(a.spec, agents::Spec::Exec { .. }))
+                .collect(),
+            codec,
+            columns,
+            pool,
+            checked: 0,
+            skipped: 0,
+            mismatches: 0,
+            listed: String::new(),
+        })
+    }
+
+    /// Compares every `step`-th row from `options.from` on.
+    fn compare_all(&mut self, step: u64) -> Result<()> {
+        let plan = &self.run.plan;
+        let mut reader =
+            RowReader::open(&self.run.games_csv(), plan, self.run.shard(), Torn::Skip)?;
+        reader.tolerate_breaks();
+        let mut position = 0u64;
+        loop {
+            let mut chunk = Vec::with_capacity(CHUNK);
+            while chunk.len() < CHUNK {
+                let Some(record) = reader.next_record()? else {
+                    break;
+                };
+                let at = position;
+                position += 1;
+                if record.key.index < self.options.from || !at.is_multiple_of(step) {
+                    continue;
+                }
+                let (a, b) = self.matchups[usize::from(record.key.matchup)];
+                if !self.options.external && (self.exec[a] || self.exec[b]) {
+                    self.skipped += 1;
+                    continue;
+                }
+                chunk.push(Row {
+                    index: record.key.index,
+                    content: reader.last_content().to_vec(),
+                });
+            }
+            if chunk.is_empty() {
+                return Ok(());
+            }
+            self.compare(&chunk)?;
+        }
+    }
+
+    /// Replays a chunk of rows in parallel and compares each with the disk.
+    fn compare(&mut self, chunk: &[Row]) -> Result<()> {
+        let plan = &self.run.plan;
+        let (codec, external) = (&self.codec, self.external);
+        let replayed: Vec<Result<Vec<u8>>> = self.pool.install(|| {
+            chunk
+                .par_iter()
+                .map(|row| replay(plan, codec, external, row.index))
+                .collect()
+        });
+        for (row, again) in chunk.iter().zip(replayed) {
+            self.checked += 1;
+            let again = again?;
+            if again != row.content {
+                self.mismatches += 1;
+                if self.mismatches as usize <= LISTED {
+                    let _ = writeln!(
+                        self.listed,
+                        "  game {}: {}\n    see it: arena replay {} -n {}",
+                        row.index,
+                        differences(&self.columns, &row.content, &again),
+                        self.dir.display(),
+                        row.index
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Game `index` played again, as its row's content.
 fn replay(
     plan: &Plan,
-    prepared: &dyn Prepared,
     codec: &Codec,
     external: Option<&Arc<ExternalRuntime>>,
     index: u64,
 ) -> Result<Vec<u8>> {
-    let record = prepared
-        .play(&crate::engine::Schedule::of(plan).job(index), external)
+    let record = plan
+        .prepared
+        .play(&plan.schedule.job(index), external, false)
         .with_context(|| format!("replaying game {index}"))?;
     let mut content = Vec::new();
     codec.write(&record, &mut content);

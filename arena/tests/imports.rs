@@ -179,6 +179,112 @@ fn no_file_imports_another_that_imports_it_back() {
     }
 }
 
+/// The same graph drawn between folders (a crate's top-level modules: `engine`, `report`,
+/// `dominoes`): a file of one folder naming a file of another is an arrow between them.
+fn folder_graph(dir: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let top = |m: &str| m.split("::").next().unwrap_or_default().to_owned();
+    let mut folders: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, targets) in import_graph(dir) {
+        if module.is_empty() {
+            continue;
+        }
+        let from = top(&module);
+        let arrows = folders.entry(from.clone()).or_default();
+        for t in targets {
+            let to = top(&t);
+            if to != from {
+                arrows.insert(to);
+            }
+        }
+    }
+    for arrows in folders.clone().into_values() {
+        for to in arrows {
+            folders.entry(to).or_default();
+        }
+    }
+    folders
+}
+
+#[test]
+fn no_folder_imports_another_that_imports_it_back() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for krate in ["src", "agents/src", "arena/src"] {
+        let edges = folder_graph(&root.join(krate));
+        assert!(edges.len() > 4, "{krate}: too few folders found: {edges:?}");
+        if let Some(found) = find_loop(&edges) {
+            panic!("{krate}: a circle between folders: {}", found.join(" -> "));
+        }
+    }
+}
+
+/// The rooms of each crate, bottom first: a room imports only rooms of a lower rank
+/// (rooms of one rank know nothing of each other). `docs/architecture.md` draws the same
+/// table; a new folder gets its rank here and there.
+const ROOMS: [(&str, &[&[&str]]); 3] = [
+    (
+        "src",
+        &[
+            &["game", "rng"],
+            &["agent", "dominoes", "quarto", "puzzle"],
+            &["protocol"],
+        ],
+    ),
+    (
+        "agents/src",
+        &[&["spec"], &["learned"], &["dominoes", "quarto", "puzzles"]],
+    ),
+    (
+        "arena/src",
+        &[
+            &["sandbox", "stats", "runfile", "record"],
+            &["setup"],
+            &["external", "schedule"],
+            &["task"],
+            &["plan"],
+            &["config", "engine"],
+            &["report", "rundir"],
+            &["tournament"],
+            &["verify", "train", "league"],
+            &["cli"],
+        ],
+    ),
+];
+
+/// The arrows of `folders` that do not run downward through `ranks` (an unranked folder
+/// is one too).
+fn arrows_not_downward(
+    folders: &BTreeMap<String, BTreeSet<String>>,
+    ranks: &[&[&str]],
+) -> Vec<String> {
+    let rank = |room: &str| ranks.iter().position(|r| r.contains(&room));
+    let mut wrong = Vec::new();
+    for (from, arrows) in folders {
+        let Some(r) = rank(from) else {
+            wrong.push(format!("`{from}` has no rank"));
+            continue;
+        };
+        for to in arrows {
+            match rank(to) {
+                Some(t) if t < r => {}
+                t => wrong.push(format!("`{from}` (rank {r}) imports `{to}` (rank {t:?})")),
+            }
+        }
+    }
+    wrong
+}
+
+#[test]
+fn each_room_imports_only_rooms_below_it() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for (krate, ranks) in ROOMS {
+        let wrong = arrows_not_downward(&folder_graph(&root.join(krate)), ranks);
+        assert!(
+            wrong.is_empty(),
+            "{krate}: arrows run downward only (ROOMS here, docs/architecture.md): {wrong:#?}"
+        );
+    }
+}
+
 /// The sandbox sits below the external-agent runtime (`docs/architecture.md`): it takes a
 /// `Policy` built by `external/`, never the config's `Limits` or the plan, so the two
 /// folders cannot import each other back.
@@ -190,7 +296,7 @@ fn the_sandbox_imports_neither_the_runtime_nor_the_plan() {
     for module in sandbox {
         for target in &edges[module] {
             assert!(
-                !["external", "plan", "config", "task", "engine"]
+                !["external", "setup", "plan", "config", "task", "engine"]
                     .iter()
                     .any(|above| target == above || target.starts_with(&format!("{above}::"))),
                 "{module} imports {target}"
@@ -224,8 +330,26 @@ fn a_planted_circle_is_found() {
     );
     assert_eq!(edges["b"], BTreeSet::from(["a".to_owned()]));
     assert_eq!(find_loop(&edges), None, "a::c -> b -> a is no loop");
+    assert!(
+        find_loop(&folder_graph(&dir)).is_some(),
+        "but between folders, a -> b -> a is one"
+    );
     std::fs::write(dir.join("b.rs"), "use super::a::c::Z;\n").unwrap();
     let found = find_loop(&import_graph(&dir)).expect("a::c -> b -> a::c is a loop");
+    let folders = folder_graph(&dir);
+    assert_eq!(folders["b"], BTreeSet::from(["a".to_owned()]));
+    assert!(find_loop(&folders).is_some(), "a -> b -> a between folders");
+    assert_eq!(
+        arrows_not_downward(&folders, &[&["a"], &["b"]]),
+        vec!["`a` (rank 0) imports `b` (rank Some(1))".to_owned()]
+    );
+    assert_eq!(
+        arrows_not_downward(&folders, &[&["b"]]),
+        vec![
+            "`a` has no rank".to_owned(),
+            "`b` (rank 0) imports `a` (rank None)".to_owned()
+        ]
+    );
     assert!(found.contains(&"b".to_owned()) && found.contains(&"a::c".to_owned()));
     std::fs::remove_dir_all(&dir).unwrap();
 }

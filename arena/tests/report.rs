@@ -420,7 +420,7 @@ fn arena_report_of_a_missing_directory_says_so() {
 /// Heavy (a million games, 60 MB of games.csv): `cargo test --release -p arena --test
 /// report -- --ignored`.
 #[test]
-#[ignore]
+#[ignore = "a million games and 60 MB of games.csv: seconds in a release build (docs/benchmarks.md: 1.2 s of games, 0.4 s of report), many minutes in a debug one; run with cargo test --release -p arena --test report -- --ignored"]
 fn a_million_game_report_stays_under_20_mb() {
     let dir = TempDir::new().unwrap();
     let out = dir.path().join("m");

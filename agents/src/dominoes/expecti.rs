@@ -38,7 +38,7 @@ use rand_chacha::rand_core::{Rng, SeedableRng};
 
 use super::endgame::endgame_of;
 use super::inference::{Belief, shuffled};
-use super::opponent::{Observation, Reader, default_library, observations, observations_all};
+use super::opponent::{Observation, Reader, default_library, observations};
 use super::sim::{Policy, Sim, after};
 use super::solver::Solver;
 use super::worlds;
@@ -56,9 +56,6 @@ pub struct ExpectiConfig {
     pub worlds: u32,
     /// Weigh the root samples by reading the opponent's placements.
     pub read: bool,
-    /// Also read the placements whose hand the record cannot rebuild (`read=all`,
-    /// [`super::opponent::observations_all`]).
-    pub read_all: bool,
     /// Search nodes for one exact solve; past it the node is valued by rollouts.
     pub solver_nodes: u64,
 }
@@ -70,7 +67,6 @@ impl Default for ExpectiConfig {
             rollouts: 8,
             worlds: 400,
             read: true,
-            read_all: false,
             solver_nodes: 100_000,
         }
     }
@@ -206,9 +202,7 @@ impl Expecti {
                 p[i] = 1.0;
             }
         } else {
-            let observed: Vec<Observation> = if self.reader.is_some() && self.config.read_all {
-                observations_all(view)
-            } else if self.reader.is_some() {
+            let observed: Vec<Observation> = if self.reader.is_some() {
                 observations(view)
             } else {
                 Vec::new()
@@ -280,7 +274,7 @@ impl Expecti {
     }
 
     /// The searched value for us (0 loss .. 1 win) of each of `moves`, legal in `view`.
-    pub fn move_values(&mut self, view: &DominoView<'_>, moves: &[DominoMove]) -> Vec<f64> {
+    fn move_values(&mut self, view: &DominoView<'_>, moves: &[DominoMove]) -> Vec<f64> {
         let belief = Belief::of(view);
         let base = base_sim(view, &belief);
         let root = self.root(view, &belief, &base);

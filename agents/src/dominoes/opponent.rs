@@ -21,7 +21,7 @@
 
 use std::collections::HashMap;
 
-use arena_core::dominoes::{DominoView, End, Event, PIP_MASKS, Tile, set_size};
+use arena_core::dominoes::{DominoView, End, Event, Tile, set_size};
 
 use super::sim::{Policy, Sim};
 
@@ -168,56 +168,12 @@ pub struct Observation {
     /// Tiles the opponent placed from this placement on (this one included) that it
     /// already held: its hand then is these plus the tiles it holds now that it held
     /// then (those of its belief groups born before, see [`Belief`](super::inference::Belief)).
-    /// For a placement the record cannot rebuild ([`observations_all`]), the tiles
-    /// certainly held: this one and those placed before the opponent's next draw.
     pub placed_since: u64,
-    /// The opponent's hand size before the placement.
-    pub hand_len: u32,
-    /// Only for a placement the record cannot rebuild ([`observations_all`]): tiles placed
-    /// later that it may have held then or drawn since (those that showed no open end at
-    /// any of its draws and passes in between). Each world holds as many of them as
-    /// make up the hand size, chosen at random ([`Observation::fill`]); 0 otherwise.
-    pub maybe: u64,
-}
-
-impl Observation {
-    /// The tiles world's opponent held at this placement besides `placed_since`, given
-    /// `held` (those of its hand now that it held then): for a placement the record
-    /// cannot rebuild, `held` plus as many of the [`Observation::maybe`] tiles, chosen
-    /// uniformly by `rng`, as make up the hand size. Readable placements take `held` as
-    /// it is (and draw nothing from `rng`).
-    pub fn fill<R: rand::Rng + ?Sized>(&self, held: u64, rng: &mut R) -> u64 {
-        if self.maybe == 0 {
-            return held;
-        }
-        let have = (held | self.placed_since).count_ones();
-        let room = self.maybe.count_ones();
-        let need = self.hand_len.saturating_sub(have).min(room);
-        if need == 0 {
-            held
-        } else if need == room {
-            held | self.maybe
-        } else {
-            held | super::inference::pick(rng, self.maybe, need)
-        }
-    }
 }
 
 /// The opponent's placements in the game whose hand the record lets us rebuild, each
 /// with the public position before it.
 pub fn observations(view: &DominoView<'_>) -> Vec<Observation> {
-    observations_with(view, false)
-}
-
-/// All the opponent's placements: those of [`observations`] as they are, and also those
-/// whose hand the record cannot rebuild (a tile placed later may have been drawn in
-/// between), with the later tiles that may have been held then as
-/// [`Observation::maybe`] (`read=all`).
-pub fn observations_all(view: &DominoView<'_>) -> Vec<Observation> {
-    observations_with(view, true)
-}
-
-fn observations_with(view: &DominoView<'_>, all_placements: bool) -> Vec<Observation> {
     let opp = view.seat().other();
     let n = view.case().n();
     let size = set_size(n);
@@ -231,9 +187,6 @@ fn observations_with(view: &DominoView<'_>, all_placements: bool) -> Vec<Observa
     // Tiles placed right after the opponent drew: the drawn tile (nothing else fits).
     let mut just_drawn = Vec::new();
     let mut passes = 0u8;
-    // The tiles showing an open end at each of the opponent's draws and passes: none of
-    // them was in its hand then.
-    let mut showing: Vec<(usize, u64)> = Vec::new();
     let history = view.history();
     for (at, ev) in history.iter().enumerate() {
         match *ev {
@@ -266,8 +219,6 @@ fn observations_with(view: &DominoView<'_>, all_placements: bool) -> Vec<Observa
                         tile: tile.tile(),
                         end,
                         placed_since: 0,
-                        hand_len: hand_len[opp.index()],
-                        maybe: 0,
                     });
                 }
                 match end {
@@ -279,18 +230,12 @@ fn observations_with(view: &DominoView<'_>, all_placements: bool) -> Vec<Observa
                 passes = 0;
             }
             Event::Draw { seat } => {
-                if seat == opp {
-                    showing.push((at, PIP_MASKS[l as usize] | PIP_MASKS[r as usize]));
-                }
                 void[seat.index()] = (1 << l) | (1 << r);
                 hand_len[seat.index()] += 1;
                 stock -= 1;
                 passes = 0;
             }
             Event::Pass { seat } => {
-                if seat == opp {
-                    showing.push((at, PIP_MASKS[l as usize] | PIP_MASKS[r as usize]));
-                }
                 void[seat.index()] |= (1 << l) | (1 << r);
                 passes += 1;
             }
@@ -327,29 +272,6 @@ fn observations_with(view: &DominoView<'_>, all_placements: bool) -> Vec<Observa
         if certain {
             let mut o = out[j];
             o.placed_since = since;
-            kept.push(o);
-        } else if all_placements {
-            // Certainly held: this tile and those placed before the next draw. Maybe
-            // held: the later ones (not placed right after their draw) that showed no
-            // open end at the opponent's draws and passes in between (held then, they
-            // would have); the others were drawn since.
-            let mut o = out[j];
-            o.placed_since = o.tile.bit();
-            for k in j + 1..out.len() {
-                if just_drawn[k] {
-                    continue;
-                }
-                let bit = out[k].tile.bit();
-                if draws_before[k] == draws_before[j] {
-                    o.placed_since |= bit;
-                } else if showing
-                    .iter()
-                    .filter(|&&(at, _)| out[j].at < at && at < out[k].at)
-                    .all(|&(_, tiles)| tiles & bit == 0)
-                {
-                    o.maybe |= bit;
-                }
-            }
             kept.push(o);
         }
     }

@@ -37,7 +37,6 @@ use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
 
 use super::endgame::endgame_of;
-use super::expecti::{Expecti, ExpectiConfig};
 use super::inference::Belief;
 use super::opponent::{
     Likelihood, Observation, OpponentModel, Reader, default_library, observations,
@@ -70,12 +69,6 @@ pub struct PimcConfig {
     /// Search nodes allowed for one exact solve (`nodes`); past it the decision falls
     /// back to rollouts. Rare: only lopsided endgames with 25+ tiles in hand need more.
     pub solver_nodes: u64,
-    /// With this many tiles in the stock or fewer (and more than none), decide by the
-    /// [`Expecti`] search instead of rollouts (`late`; 0: never).
-    pub late: u32,
-    /// Each move's rollout mean blended with its [`Expecti`] value, this share (0 to 1)
-    /// to the latter (`blend`; 0: rollouts alone).
-    pub blend: f64,
 }
 
 impl Default for PimcConfig {
@@ -86,8 +79,6 @@ impl Default for PimcConfig {
             opponent: Opponent::Fixed(Policy::Smart),
             endgame: true,
             solver_nodes: DEFAULT_SOLVER_NODES,
-            late: 0,
-            blend: 0.0,
         }
     }
 }
@@ -118,8 +109,6 @@ pub struct Pimc {
     rng: ChaCha8Rng,
     solver: Solver,
     reader: Option<Reader>,
-    /// The belief-state search (`late`, `blend`).
-    search: Option<Expecti>,
     last_work: u64,
     total_work: u64,
 }
@@ -130,22 +119,11 @@ impl Pimc {
             Opponent::Read(models) => Some(Reader::new(models.clone())),
             Opponent::Fixed(_) => None,
         };
-        let search = (config.late > 0 || config.blend > 0.0).then(|| {
-            let read = matches!(config.opponent, Opponent::Read(_));
-            Expecti::new(
-                ExpectiConfig {
-                    read,
-                    ..ExpectiConfig::default()
-                },
-                seed ^ LATE_SEED,
-            )
-        });
         Pimc {
             config,
             rng: ChaCha8Rng::seed_from_u64(seed),
             solver: Solver::new(),
             reader,
-            search,
             last_work: 0,
             total_work: 0,
         }
@@ -279,12 +257,6 @@ impl Pimc {
             }
             return best.1;
         }
-        if opponent_hand.is_none()
-            && view.stock() as u32 <= self.config.late
-            && let Some(search) = self.search.as_mut()
-        {
-            return search.decide(view);
-        }
         let count = if belief.exact() && !reading {
             1
         } else {
@@ -302,21 +274,6 @@ impl Pimc {
             for (i, &m) in moves.iter().enumerate() {
                 let mut sim = *world;
                 totals[i] += weight * f64::from(self.play_out(&mut sim, view, m, model));
-            }
-        }
-        if self.config.blend > 0.0
-            && opponent_hand.is_none()
-            && let Some(search) = self.search.as_mut()
-        {
-            // Rollout totals to mean scores (half points over the weight rolled out).
-            let used: f64 = weights
-                .iter()
-                .filter(|w| w.0 >= top * NEGLIGIBLE)
-                .map(|w| w.0)
-                .sum();
-            let b = self.config.blend;
-            for (total, v) in totals.iter_mut().zip(search.move_values(view, &moves)) {
-                *total = (1.0 - b) * *total / (2.0 * used) + b * v;
             }
         }
         let mut best = 0;
@@ -398,9 +355,6 @@ impl Pimc {
     }
 }
 
-/// Mixed into the seed of the belief-state search, so its generator is not ours.
-const LATE_SEED: u64 = 0x6c61_7465;
-
 /// Models below this posterior weight are left out of the endgame response.
 pub const MODEL_WEIGHT_FLOOR: f64 = 0.01;
 
@@ -411,12 +365,9 @@ pub const RESPONSE_NODES: u64 = 200_000;
 pub const NEGLIGIBLE: f64 = 1e-3;
 
 impl Agent<Dominoes> for Pimc {
-    fn reset(&mut self, start: &DominoView<'_>) -> Result<(), AgentError> {
+    fn reset(&mut self, _start: &DominoView<'_>) -> Result<(), AgentError> {
         if let Some(r) = self.reader.as_mut() {
             r.reset();
-        }
-        if let Some(search) = self.search.as_mut() {
-            search.reset(start)?;
         }
         Ok(())
     }

@@ -29,12 +29,7 @@ pub fn value_against(sim: &Sim, policy: &Policy, nodes: &mut u64) -> Option<u32>
             None => return pass(sim, policy, nodes),
         }
     }
-    let mut options = [(Tile::from_index(0), End::Left); 90];
-    let mut count = 0;
-    sim.for_each_placement(|t, end| {
-        options[count] = (t, end);
-        count += 1;
-    });
+    let (options, count) = sim.placements();
     if count == 0 {
         return pass(sim, policy, nodes);
     }

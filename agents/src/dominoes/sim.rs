@@ -206,6 +206,18 @@ impl Sim {
         }
     }
 
+    /// The placements open to the player to move, in [`Sim::for_each_placement`] order
+    /// (a hand holds at most 45 tiles, two ends each), and how many there are.
+    pub fn placements(&self) -> ([(Tile, End); 90], usize) {
+        let mut options = [(Tile::from_index(0), End::Left); 90];
+        let mut count = 0;
+        self.for_each_placement(|t, end| {
+            options[count] = (t, end);
+            count += 1;
+        });
+        (options, count)
+    }
+
     /// The record the player to move decides from, for learned policies.
     pub(crate) fn context(&self) -> Context {
         let p = self.to_move as usize;

@@ -13,9 +13,7 @@ use super::sim::Sim;
 
 /// `count` worlds: the opponent's hand and the stock order, from the belief. A
 /// `reading` player also gets, for each world and each of the opponent's placements
-/// `observed`, the tiles of its hand that it already held then (world-major; with the
-/// tiles placed since that it may have held, at random, where the record cannot say:
-/// [`Observation::fill`]).
+/// `observed`, the tiles of its hand that it already held then (world-major).
 pub(crate) fn sample(
     rng: &mut ChaCha8Rng,
     reading: bool,
@@ -31,19 +29,13 @@ pub(crate) fn sample(
             let opp = if reading {
                 let start = held.len();
                 held.resize(start + observed.len(), 0);
-                let hand = belief.sample_hand_by_group(rng, |group, tiles| {
+                belief.sample_hand_by_group(rng, |group, tiles| {
                     for (h, obs) in held[start..].iter_mut().zip(observed) {
                         if group.born < obs.at {
                             *h |= tiles;
                         }
                     }
-                });
-                // Placements the record cannot rebuild (`read=all`): the later tiles it
-                // held then, at random.
-                for (h, obs) in held[start..].iter_mut().zip(observed) {
-                    *h = obs.fill(*h, rng);
-                }
-                hand
+                })
             } else {
                 belief.sample_hand(rng)
             };

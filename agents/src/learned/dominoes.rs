@@ -1,14 +1,15 @@
 //! The learned Dominoes evaluator: features of the position a placement leads to, seen
-//! by the player who placed, and the `learned` / `tc-server` agents that play the
-//! placement of highest predicted winning chance.
+//! by the player who placed, and the placement of highest predicted winning chance that
+//! `learned` and `tc-server` ([`super::Learned`]) play; also as a rollout policy
+//! ([`LearnedPolicy`]).
 
-use arena_core::dominoes::{DominoMove, DominoView, Dominoes, End, Event, PIP_MASKS, Tile};
-use arena_core::{Agent, AgentError, Seat};
+use arena_core::Seat;
+use arena_core::dominoes::{
+    Case, Deal, DominoMove, DominoView, Dominoes, End, Event, PIP_MASKS, Tile,
+};
 
 use super::weights::{Evaluator, GameKind, Weights, WeightsError};
-
-/// The committed default weights (`agents/weights/dominoes-v1.json`), built in.
-pub const DEFAULT_WEIGHTS: &str = include_str!("../../weights/dominoes-v1.json");
+use super::{Learnable, default_weights};
 
 /// The feature names, in input order. All are computed for the position right after the
 /// mover's placement (the opponent to move), from the mover's point of view.
@@ -264,104 +265,62 @@ fn after(view: &DominoView<'_>, mv: DominoMove) -> Option<(Tile, u8, u8)> {
     })
 }
 
-/// The best move for `view` under `eval`: each placement is scored by the predicted
-/// chance of winning of the position it leads to (placing the last tile wins at once);
-/// the highest score wins, ties going to the first in legal-move order. `DRAW` and
-/// `PASS` are only legal when nothing can be placed, so they are never compared: the
-/// single legal move is played without evaluation.
-/// `feats` receives the chosen placement's features (empty for forced draws/passes).
-pub(crate) fn choose(
-    view: &DominoView<'_>,
-    eval: &mut Evaluator,
-    buf: &mut Vec<f64>,
-    feats: &mut Vec<f64>,
-) -> DominoMove {
-    let moves = view.legal_moves();
-    feats.clear();
-    let ctx = Context::of(view);
-    let mut best: Option<(DominoMove, f64)> = None;
-    for &mv in &moves {
-        let Some((t, l, r)) = after(view, mv) else {
-            return mv;
-        };
-        ctx.features(t, l, r, buf);
-        // Placing the last tile wins (D12): above any prediction, which is below 1.
-        let v = if view.hand().len() == 1 {
-            2.0
-        } else {
-            eval.value(buf)
-        };
-        if best.is_none_or(|(_, b)| v > b) {
-            best = Some((mv, v));
-            feats.clone_from(buf);
-        }
-    }
-    best.expect("a placement").0
-}
-
-/// The features of the position `mv` leads to, if it is a placement.
-pub(crate) fn features_of(view: &DominoView<'_>, mv: DominoMove, out: &mut Vec<f64>) -> bool {
-    out.clear();
-    match after(view, mv) {
-        Some((t, l, r)) => {
-            Context::of(view).features(t, l, r, out);
-            true
-        }
-        None => false,
-    }
-}
-
-/// `learned`: plays the placement whose resulting position the evaluator rates best.
-/// Deterministic: no seed, fixed tie-break (first legal move among equals).
-pub struct LearnedDominoes {
-    eval: Evaluator,
-    buf: Vec<f64>,
-    feats: Vec<f64>,
-}
-
-impl LearnedDominoes {
-    pub fn new(weights: &Weights) -> LearnedDominoes {
-        LearnedDominoes {
-            eval: weights.evaluator(),
-            buf: Vec::new(),
-            feats: Vec::new(),
-        }
-    }
-
-    /// The agent with the built-in default weights (`tc-server`).
-    pub fn with_default_weights() -> LearnedDominoes {
-        LearnedDominoes::new(&default_weights())
-    }
-
-    /// The agent with the weights in `path`.
-    pub fn from_file(path: &std::path::Path) -> Result<LearnedDominoes, WeightsError> {
-        Ok(LearnedDominoes::new(&Weights::load(
-            path,
-            GameKind::Dominoes,
-            FEATURES,
-        )?))
-    }
-}
-
-/// The parsed built-in weights.
-pub fn default_weights() -> Weights {
-    Weights::parse(
-        DEFAULT_WEIGHTS,
+impl Learnable for Dominoes {
+    const KIND: GameKind = GameKind::Dominoes;
+    const FEATURES: &'static [&'static str] = FEATURES;
+    const DEFAULT_WEIGHTS: (&'static str, &'static str) = (
+        include_str!("../../weights/dominoes-v1.json"),
         "agents/weights/dominoes-v1.json (built in)",
-        GameKind::Dominoes,
-        FEATURES,
-    )
-    .expect("the built-in Dominoes weights are valid")
-}
+    );
 
-impl Agent<Dominoes> for LearnedDominoes {
-    fn play(&mut self, view: &DominoView<'_>) -> Result<DominoMove, AgentError> {
-        Ok(choose(view, &mut self.eval, &mut self.buf, &mut self.feats))
+    fn training_cases() -> Vec<Case> {
+        Case::all().collect()
+    }
+
+    fn training_start(case: Case, master: u64, index: u32) -> Dominoes {
+        Dominoes::new(&Deal::seeded(case, master, index))
+    }
+
+    /// Each placement is scored by the predicted chance of winning of the position it
+    /// leads to (placing the last tile wins at once). `DRAW` and `PASS` are only legal
+    /// when nothing can be placed, so they are never compared: the single legal move is
+    /// played without evaluation.
+    fn best_move(view: &DominoView<'_>, eval: &mut Evaluator, buf: &mut Vec<f64>) -> DominoMove {
+        let moves = view.legal_moves();
+        let ctx = Context::of(view);
+        let mut best: Option<(DominoMove, f64)> = None;
+        for &mv in &moves {
+            let Some((t, l, r)) = after(view, mv) else {
+                return mv;
+            };
+            ctx.features(t, l, r, buf);
+            // Placing the last tile wins (D12): above any prediction, which is below 1.
+            let v = if view.hand().len() == 1 {
+                2.0
+            } else {
+                eval.value(buf)
+            };
+            if best.is_none_or(|(_, b)| v > b) {
+                best = Some((mv, v));
+            }
+        }
+        best.expect("a placement").0
+    }
+
+    fn features_of(view: &DominoView<'_>, mv: DominoMove, out: &mut Vec<f64>) -> bool {
+        out.clear();
+        match after(view, mv) {
+            Some((t, l, r)) => {
+                Context::of(view).features(t, l, r, out);
+                true
+            }
+            None => false,
+        }
     }
 }
 
 /// The learned evaluator as a rollout policy and opponent model: on any position it
-/// picks what [`LearnedDominoes`] would (the same features and arithmetic, so the same
+/// picks what [`super::LearnedDominoes`] would (the same features and arithmetic, so the same
 /// values), from tile masks instead of a view. Shared by reference across worlds.
 #[derive(Clone, Debug)]
 pub struct LearnedPolicy {
@@ -381,7 +340,7 @@ impl LearnedPolicy {
     pub fn built_in(name: &str) -> LearnedPolicy {
         LearnedPolicy {
             name: name.to_owned(),
-            eval: default_weights().evaluator(),
+            eval: default_weights::<Dominoes>().evaluator(),
         }
     }
 

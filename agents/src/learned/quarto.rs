@@ -1,14 +1,12 @@
 //! The learned Quarto evaluator: features of the position a move leads to (the opponent
-//! about to place the piece just given), and the `learned` agent that plays the move of
-//! highest predicted winning chance.
+//! about to place the piece just given), and the move of highest predicted winning
+//! chance that `learned` ([`super::Learned`]) plays.
 
-use arena_core::quarto::{Quarto, QuartoMove};
-use arena_core::{Agent, AgentError, Game};
+use arena_core::Game;
+use arena_core::quarto::{Case, Quarto, QuartoMove};
 
-use super::weights::{Evaluator, GameKind, Weights, WeightsError};
-
-/// The committed default weights (`agents/weights/quarto-v1.json`), built in.
-pub const DEFAULT_WEIGHTS: &str = include_str!("../../weights/quarto-v1.json");
+use super::Learnable;
+use super::weights::{Evaluator, GameKind};
 
 /// The feature names, in input order, for the position after the mover's placement and
 /// give, from the mover's point of view (the opponent places the given piece next).
@@ -207,101 +205,45 @@ fn outcome_or_features(
     }
 }
 
-/// The best move under `eval`, ties to the first in legal-move order; `feats` gets the
-/// chosen move's features (empty when it ends the game).
-pub(crate) fn choose(
-    pos: &Quarto,
-    eval: &mut Evaluator,
-    moves: &mut Vec<QuartoMove>,
-    buf: &mut Vec<f64>,
-    feats: &mut Vec<f64>,
-) -> QuartoMove {
-    pos.legal_moves_into(moves);
-    let board = Board::of(pos);
-    feats.clear();
-    let mut best: Option<(QuartoMove, f64)> = None;
-    for &mv in moves.iter() {
-        let v = match outcome_or_features(pos, &board, mv, buf) {
-            Some(v) => {
-                buf.clear();
-                v
-            }
-            None => eval.value(buf),
-        };
-        if best.is_none_or(|(_, b)| v > b) {
-            best = Some((mv, v));
-            feats.clone_from(buf);
-            if v == WIN {
-                break;
-            }
-        }
-    }
-    best.expect("a legal move").0
-}
-
-/// The features of what `mv` leads to; false when it ends the game.
-pub(crate) fn features_of(pos: &Quarto, mv: QuartoMove, out: &mut Vec<f64>) -> bool {
-    out.clear();
-    let ends = outcome_or_features(pos, &Board::of(pos), mv, out).is_some();
-    if ends {
-        out.clear();
-    }
-    !ends
-}
-
-/// `learned` for Quarto: the move whose resulting position the evaluator rates best;
-/// a winning placement is always taken. Deterministic, no seed.
-pub struct LearnedQuarto {
-    eval: Evaluator,
-    moves: Vec<QuartoMove>,
-    buf: Vec<f64>,
-    feats: Vec<f64>,
-}
-
-impl LearnedQuarto {
-    pub fn new(weights: &Weights) -> LearnedQuarto {
-        LearnedQuarto {
-            eval: weights.evaluator(),
-            moves: Vec::new(),
-            buf: Vec::new(),
-            feats: Vec::new(),
-        }
-    }
-
-    /// The agent with the built-in default weights.
-    pub fn with_default_weights() -> LearnedQuarto {
-        LearnedQuarto::new(&default_weights())
-    }
-
-    /// The agent with the weights in `path`.
-    pub fn from_file(path: &std::path::Path) -> Result<LearnedQuarto, WeightsError> {
-        Ok(LearnedQuarto::new(&Weights::load(
-            path,
-            GameKind::Quarto,
-            FEATURES,
-        )?))
-    }
-}
-
-/// The parsed built-in weights.
-pub fn default_weights() -> Weights {
-    Weights::parse(
-        DEFAULT_WEIGHTS,
+impl Learnable for Quarto {
+    const KIND: GameKind = GameKind::Quarto;
+    const FEATURES: &'static [&'static str] = FEATURES;
+    const DEFAULT_WEIGHTS: (&'static str, &'static str) = (
+        include_str!("../../weights/quarto-v1.json"),
         "agents/weights/quarto-v1.json (built in)",
-        GameKind::Quarto,
-        FEATURES,
-    )
-    .expect("the built-in Quarto weights are valid")
-}
+    );
 
-impl Agent<Quarto> for LearnedQuarto {
-    fn play(&mut self, view: &&Quarto) -> Result<QuartoMove, AgentError> {
-        Ok(choose(
-            view,
-            &mut self.eval,
-            &mut self.moves,
-            &mut self.buf,
-            &mut self.feats,
-        ))
+    /// The default cases (`lines:0 lines:4 squares:0 squares:4`).
+    fn training_cases() -> Vec<Case> {
+        Case::DEFAULTS.to_vec()
+    }
+
+    fn training_start(case: Case, master: u64, index: u32) -> Quarto {
+        Quarto::seeded_opening(case, master, index)
+    }
+
+    /// A winning placement is always taken.
+    fn best_move(pos: &&Quarto, eval: &mut Evaluator, buf: &mut Vec<f64>) -> QuartoMove {
+        let board = Board::of(pos);
+        let mut best: Option<(QuartoMove, f64)> = None;
+        for mv in pos.legal_moves() {
+            let v = outcome_or_features(pos, &board, mv, buf).unwrap_or_else(|| eval.value(buf));
+            if best.is_none_or(|(_, b)| v > b) {
+                best = Some((mv, v));
+                if v == WIN {
+                    break;
+                }
+            }
+        }
+        best.expect("a legal move").0
+    }
+
+    fn features_of(pos: &&Quarto, mv: QuartoMove, out: &mut Vec<f64>) -> bool {
+        out.clear();
+        let ends = outcome_or_features(pos, &Board::of(pos), mv, out).is_some();
+        if ends {
+            out.clear();
+        }
+        !ends
     }
 }

@@ -18,16 +18,14 @@
 //! thread, so the same parameters give bit-identical weights. The result is rounded to
 //! 12 significant digits ([`super::weights`]), so it is exactly what its file reads back as.
 
-use arena_core::dominoes::{Case as DominoCase, Deal, DominoMove, Dominoes};
-use arena_core::quarto::{Case as QuartoCase, Quarto, QuartoMove};
 use arena_core::rng::{below, shuffle};
-use arena_core::{Agent, Game, Seat};
+use arena_core::{Agent, Seat};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::{Rng, SeedableRng};
 
+use super::Learnable;
 use super::model::{Model, log_loss};
-use super::weights::{Evaluator, FORMAT, GameKind, TrainParams, TrainStats, VERSION, Weights};
-use super::{dominoes, quarto};
+use super::weights::{Evaluator, FORMAT, TrainParams, TrainStats, VERSION, Weights};
 
 /// Mixed into the master seed for training deals and openings.
 pub const DEAL_SALT: u64 = 0x7472_6169_6e00_0001;
@@ -164,29 +162,38 @@ impl Set {
     }
 }
 
-/// The game-specific part of training: play game `g`, appending `(features, score)`.
-type PlayGame<'a> =
-    dyn FnMut(u64, Option<&mut Evaluator>, &mut ChaCha8Rng, &mut Vec<(Vec<f64>, f64)>) + 'a;
-
-fn run(
-    game: GameKind,
-    names: &[&str],
+/// Trains `G`'s evaluator (see the module documentation for the procedure); `baseline`
+/// makes each game's `greedy` player, from the exploration stream if it needs a seed.
+pub fn train<G: Learnable, A: Agent<G>>(
     params: &TrainParams,
-    progress: &mut dyn FnMut(&TrainEvent),
-    play: &mut PlayGame<'_>,
+    progress: &mut impl FnMut(&TrainEvent),
+    mut baseline: impl FnMut(&mut ChaCha8Rng) -> A,
 ) -> Weights {
-    let dim = names.len();
+    let cases = G::training_cases();
+    let master = params.seed ^ DEAL_SALT;
+    let dim = G::FEATURES.len();
     let mut rng = ChaCha8Rng::seed_from_u64(params.seed ^ EXPLORE_SALT);
     let mut train = Set::new(dim);
     let mut held = Set::new(dim);
     let mut eval: Option<Evaluator> = None;
     let mut samples = Vec::new();
-    let (mut raw, mut x, mut act) = (Vec::new(), Vec::new(), Vec::new());
     for generation in 0..params.generations {
         for i in 0..params.games {
             let g = u64::from(generation) * u64::from(params.games) + u64::from(i);
+            let case = cases[(g % cases.len() as u64) as usize];
+            let start = G::training_start(case, master, g as u32);
+            let mut greedy = baseline(&mut rng);
             samples.clear();
-            play(g, eval.as_mut(), &mut rng, &mut samples);
+            let learner = eval.as_mut();
+            play_game(
+                g,
+                start,
+                learner,
+                &mut greedy,
+                params.epsilon,
+                &mut rng,
+                &mut samples,
+            );
             let set = if g % 10 == 9 { &mut held } else { &mut train };
             for (f, y) in &samples {
                 set.push(f, *y);
@@ -196,44 +203,17 @@ fn run(
                 game: i,
             });
         }
-        let mut current = match eval.take() {
-            Some(e) => e,
-            None => {
-                let (mean, scale) = train.standardization();
-                let model = Model::new(dim, params.hidden as usize, || {
-                    // Uniform in [-1, 1) from 24 bits of the stream: exact in f64.
-                    f64::from(rng.next_u32() >> 8) / f64::from(1u32 << 23) - 1.0
-                });
-                Evaluator::new(mean, scale, model)
-            }
-        };
-        let report = |epoch: u32, train_loss: f64, current: &Evaluator, raw: &mut _, x: &mut _| {
-            TrainEvent::Epoch {
-                generation,
-                epoch,
-                train_loss,
-                heldout_loss: held.loss(current, raw, x),
-            }
-        };
-        let initial = train.loss(&current, &mut raw, &mut x);
-        progress(&report(0, initial, &current, &mut raw, &mut x));
-        let mut order: Vec<u32> = (0..train.len() as u32).collect();
-        for epoch in 1..=params.epochs {
-            shuffle(&mut rng, &mut order);
-            let mut total = 0.0;
-            for &i in &order {
-                train.row(i as usize, &mut raw);
-                current.standardize(&raw, &mut x);
-                let y = f64::from(train.y[i as usize]);
-                let p = current
-                    .model
-                    .sgd_step(&x, y, params.learning_rate, params.l2, &mut act);
-                total += log_loss(p, y);
-            }
-            let train_loss = total / order.len().max(1) as f64;
-            progress(&report(epoch, train_loss, &current, &mut raw, &mut x));
-        }
-        eval = Some(current);
+        let current = eval.take().unwrap_or_else(|| {
+            let (mean, scale) = train.standardization();
+            let model = Model::new(dim, params.hidden as usize, || {
+                // Uniform in [-1, 1) from 24 bits of the stream: exact in f64.
+                f64::from(rng.next_u32() >> 8) / f64::from(1u32 << 23) - 1.0
+            });
+            Evaluator::new(mean, scale, model)
+        });
+        eval = Some(fit(
+            current, generation, &train, &held, params, &mut rng, progress,
+        ));
     }
     let eval = eval.unwrap_or_else(|| {
         Evaluator::new(
@@ -243,7 +223,7 @@ fn run(
         )
     });
     let ybar = held.mean_target();
-    let baseline = if held.len() == 0 {
+    let baseline_loss = if held.len() == 0 {
         0.0
     } else {
         held.y
@@ -252,17 +232,18 @@ fn run(
             .sum::<f64>()
             / held.len() as f64
     };
+    let (mut raw, mut x) = (Vec::new(), Vec::new());
     let mut weights = Weights {
         format: FORMAT.to_owned(),
         version: VERSION,
-        game,
+        game: G::KIND,
         params: params.clone(),
-        features: names.iter().map(|s| (*s).to_owned()).collect(),
+        features: G::FEATURES.iter().map(|s| (*s).to_owned()).collect(),
         stats: TrainStats {
             samples: (train.len() + held.len()) as u64,
             heldout_samples: held.len() as u64,
             heldout_loss: held.loss(&eval, &mut raw, &mut x),
-            heldout_baseline_loss: baseline,
+            heldout_baseline_loss: baseline_loss,
         },
         mean: eval.mean,
         scale: eval.scale,
@@ -272,84 +253,69 @@ fn run(
     weights
 }
 
-/// Trains the Dominoes evaluator (see the module documentation for the procedure).
-pub fn train_dominoes(params: &TrainParams, progress: &mut impl FnMut(&TrainEvent)) -> Weights {
-    let cases: Vec<DominoCase> = DominoCase::all().collect();
-    let master = params.seed ^ DEAL_SALT;
-    let epsilon = params.epsilon;
-    let (mut buf, mut chosen, mut feats) = (Vec::new(), Vec::new(), Vec::new());
-    let mut play = |g: u64,
-                    mut eval: Option<&mut Evaluator>,
-                    rng: &mut ChaCha8Rng,
-                    out: &mut Vec<(Vec<f64>, f64)>| {
-        let case = cases[(g % cases.len() as u64) as usize];
-        let deal = Deal::seeded(case, master, g as u32);
-        let mut game = Dominoes::new(&deal);
-        let who = players(g);
-        let mut record: Vec<(Seat, Vec<f64>)> = Vec::new();
-        while !game.is_over() {
-            let view = game.view();
-            let seat = view.seat();
-            let moves = view.legal_moves();
-            let mv: DominoMove = if moves.len() == 1 {
-                moves[0]
-            } else {
-                match who[seat.index()] {
-                    Player::Random => moves[below(rng, moves.len() as u32) as usize],
-                    Player::Learner if explore(rng, epsilon) => {
-                        moves[below(rng, moves.len() as u32) as usize]
-                    }
-                    Player::Learner if eval.is_some() => dominoes::choose(
-                        &view,
-                        eval.as_deref_mut().expect("checked"),
-                        &mut buf,
-                        &mut chosen,
-                    ),
-                    Player::Learner | Player::Greedy => crate::dominoes::Greedy
-                        .play(&view)
-                        .expect("greedy always answers"),
-                }
-            };
-            if dominoes::features_of(&view, mv, &mut feats) {
-                record.push((seat, feats.clone()));
-            }
-            game.play_unchecked(mv);
-        }
-        let outcome = game.outcome().expect("over");
-        for (seat, f) in record {
-            out.push((f, outcome.score(seat)));
-        }
+/// Generation `generation`'s fitting: `params.epochs` passes of SGD over the training
+/// samples, in orders shuffled by `rng`, reporting the losses before and after each.
+fn fit(
+    mut current: Evaluator,
+    generation: u32,
+    train: &Set,
+    held: &Set,
+    params: &TrainParams,
+    rng: &mut ChaCha8Rng,
+    progress: &mut impl FnMut(&TrainEvent),
+) -> Evaluator {
+    let (mut raw, mut x, mut act) = (Vec::new(), Vec::new(), Vec::new());
+    let mut report = |epoch: u32, train_loss: f64, current: &Evaluator, raw: &mut _, x: &mut _| {
+        progress(&TrainEvent::Epoch {
+            generation,
+            epoch,
+            train_loss,
+            heldout_loss: held.loss(current, raw, x),
+        });
     };
-    run(
-        GameKind::Dominoes,
-        dominoes::FEATURES,
-        params,
-        progress,
-        &mut play,
-    )
+    let initial = train.loss(&current, &mut raw, &mut x);
+    report(0, initial, &current, &mut raw, &mut x);
+    let mut order: Vec<u32> = (0..train.len() as u32).collect();
+    for epoch in 1..=params.epochs {
+        shuffle(rng, &mut order);
+        let mut total = 0.0;
+        for &i in &order {
+            train.row(i as usize, &mut raw);
+            current.standardize(&raw, &mut x);
+            let y = f64::from(train.y[i as usize]);
+            let p = current
+                .model
+                .sgd_step(&x, y, params.learning_rate, params.l2, &mut act);
+            total += log_loss(p, y);
+        }
+        let train_loss = total / order.len().max(1) as f64;
+        report(epoch, train_loss, &current, &mut raw, &mut x);
+    }
+    current
 }
 
-/// Trains the Quarto evaluator on the default cases (`lines:0 lines:4 squares:0
-/// squares:4`), with the same procedure as Dominoes.
-pub fn train_quarto(params: &TrainParams, progress: &mut impl FnMut(&TrainEvent)) -> Weights {
-    let cases: Vec<QuartoCase> = QuartoCase::DEFAULTS.to_vec();
-    let master = params.seed ^ DEAL_SALT;
-    let epsilon = params.epsilon;
-    let (mut moves, mut buf, mut chosen, mut feats) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
-    let mut play = |g: u64,
-                    mut eval: Option<&mut Evaluator>,
-                    rng: &mut ChaCha8Rng,
-                    out: &mut Vec<(Vec<f64>, f64)>| {
-        let case = cases[(g % cases.len() as u64) as usize];
-        let mut pos = Quarto::seeded_opening(case, master, g as u32);
-        let who = players(g);
-        let mut greedy = crate::quarto::Greedy::new(rng.next_u64());
-        let mut record: Vec<(Seat, Vec<f64>)> = Vec::new();
-        while !pos.is_over() {
-            let seat = pos.to_move();
-            pos.legal_moves_into(&mut moves);
-            let mv: QuartoMove = if moves.len() == 1 {
+/// Plays training game `g` from `start`, appending each placement's features with the
+/// mover's final score to `out`. `eval`: the learners' model (`None` in generation 0);
+/// `baseline`: this game's `greedy`.
+fn play_game<G: Learnable>(
+    g: u64,
+    start: G,
+    mut eval: Option<&mut Evaluator>,
+    baseline: &mut impl Agent<G>,
+    epsilon: f64,
+    rng: &mut ChaCha8Rng,
+    out: &mut Vec<(Vec<f64>, f64)>,
+) {
+    let mut game = start;
+    let who = players(g);
+    let (mut moves, mut buf, mut feats) = (Vec::new(), Vec::new(), Vec::new());
+    let mut record: Vec<(Seat, Vec<f64>)> = Vec::new();
+    while !game.is_over() {
+        let seat = game.to_move();
+        game.legal_moves_into(&mut moves);
+        let mv = {
+            let view = game.view();
+            let mv = if moves.len() == 1 {
                 moves[0]
             } else {
                 match who[seat.index()] {
@@ -357,33 +323,23 @@ pub fn train_quarto(params: &TrainParams, progress: &mut impl FnMut(&TrainEvent)
                     Player::Learner if explore(rng, epsilon) => {
                         moves[below(rng, moves.len() as u32) as usize]
                     }
-                    Player::Learner if eval.is_some() => quarto::choose(
-                        &pos,
-                        eval.as_deref_mut().expect("checked"),
-                        &mut moves,
-                        &mut buf,
-                        &mut chosen,
-                    ),
+                    Player::Learner if eval.is_some() => {
+                        G::best_move(&view, eval.as_deref_mut().expect("checked"), &mut buf)
+                    }
                     Player::Learner | Player::Greedy => {
-                        greedy.play(&&pos).expect("greedy always answers")
+                        baseline.play(&view).expect("greedy always answers")
                     }
                 }
             };
-            if quarto::features_of(&pos, mv, &mut feats) {
+            if G::features_of(&view, mv, &mut feats) {
                 record.push((seat, feats.clone()));
             }
-            pos.play_unchecked(mv);
-        }
-        let outcome = pos.outcome().expect("over");
-        for (seat, f) in record {
-            out.push((f, outcome.score(seat)));
-        }
-    };
-    run(
-        GameKind::Quarto,
-        quarto::FEATURES,
-        params,
-        progress,
-        &mut play,
-    )
+            mv
+        };
+        game.play_unchecked(mv);
+    }
+    let outcome = game.outcome().expect("over");
+    for (seat, f) in record {
+        out.push((f, outcome.score(seat)));
+    }
 }

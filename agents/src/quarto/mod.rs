@@ -16,6 +16,9 @@ pub use strangler::{SolverAgent, Strangler, StranglerConfig};
 use arena_core::Agent;
 use arena_core::quarto::Quarto;
 
+use rand_chacha::rand_core::Rng;
+
+use crate::learned::{self, TrainEvent, TrainParams, Weights};
 use crate::spec::{SeedSource, Spec, SpecError};
 
 /// A boxed Quarto agent, sendable to a worker thread.
@@ -23,6 +26,12 @@ pub type BoxedAgent = Box<dyn Agent<Quarto> + Send>;
 
 /// The built-in Quarto agents, by name.
 pub const NAMES: &[&str] = &["random", "greedy", "solver", "strangler", "learned", "best"];
+
+/// Trains the learned evaluator (`learned`), `greedy` its baseline opponent, seeded from
+/// the training's exploration stream ([`learned::train`]).
+pub fn train_learned(params: &TrainParams, progress: &mut impl FnMut(&TrainEvent)) -> Weights {
+    learned::train::train(params, progress, |rng| Greedy::new(rng.next_u64()))
+}
 
 /// Builds the agent a spec names, with its private seed (derived only if it uses one).
 pub fn build(spec: &Spec, seed: impl SeedSource) -> Result<BoxedAgent, SpecError> {
@@ -49,7 +58,7 @@ pub fn build(spec: &Spec, seed: impl SeedSource) -> Result<BoxedAgent, SpecError
                 Ok(Box::new(Strangler::new(config, seed.seed())))
             }
             // The learned evaluator (agents/src/learned/).
-            "learned" => Ok(Box::new(crate::learned::quarto_agent(spec)?)),
+            "learned" => Ok(Box::new(learned::agent::<Quarto>(spec)?)),
             _ => Err(SpecError::Unknown {
                 name: name.clone(),
                 game: "quarto",

@@ -27,6 +27,7 @@
 //! * `*_within` / `*_budget` take a node budget and give up with [`BudgetExhausted`];
 //! * [`Solver::set_progress`]: a hook called every N nodes with a [`Progress`].
 
+use std::ops::ControlFlow;
 use std::sync::OnceLock;
 
 use arena_core::quarto::{Quarto, QuartoMove, Square, Variant};
@@ -356,19 +357,18 @@ impl Node {
         t
     }
 
+    /// The side to move's number of safe (square, give) pairs, where `t` are the
+    /// threats of this board: the Strangler count.
+    #[inline]
+    pub(crate) fn safe_moves(&self, t: &Threats) -> u32 {
+        safe_pairs(!self.occ, self.avail, self.hand, t)
+    }
+
     /// The opponent's number of safe (square, give) replies after we place `hand` on
     /// `s` and give `g`, where `t2` are the threats of the board after the placement.
     #[inline]
     pub(crate) fn safe_replies(&self, s: usize, g: u8, t2: &Threats) -> u32 {
-        let rest = self.avail & !(1 << g);
-        let mut m = !self.occ & !(1 << s);
-        let mut count = 0;
-        while m != 0 {
-            let s2 = m.trailing_zeros() as usize;
-            count += (rest & SAFE[usize::from(t2.after(s2, g))]).count_ones();
-            m &= m - 1;
-        }
-        count
+        safe_pairs(!self.occ & !(1 << s), self.avail & !(1 << g), g, t2)
     }
 
     /// Whether the opponent has a safe reply after we place `hand` on `s` and give `g`
@@ -425,6 +425,35 @@ impl Node {
         }
         (best_o, best)
     }
+}
+
+/// The safe (square, give) pairs of a mover who places `hand` on one of `squares` and
+/// gives one of `gives`, where `t` are the board's threats: the gives that complete no
+/// line after the placement.
+#[inline]
+fn safe_pairs(squares: u16, gives: u16, hand: u8, t: &Threats) -> u32 {
+    let mut m = squares;
+    let mut count = 0;
+    while m != 0 {
+        let s = m.trailing_zeros() as usize;
+        count += (gives & SAFE[usize::from(t.after(s, hand))]).count_ones();
+        m &= m - 1;
+    }
+    count
+}
+
+/// Fail-soft alpha-beta's step after a child's value `v` (for the mover): raises `best`,
+/// and `alpha` where `v` beats it; `true` at a cutoff (`alpha` reaches `beta`).
+#[inline(always)]
+pub(crate) fn raise<T: Ord + Copy>(v: T, best: &mut T, alpha: &mut T, beta: T) -> bool {
+    if v > *best {
+        *best = v;
+        if v > *alpha {
+            *alpha = v;
+            return *alpha >= beta;
+        }
+    }
+    false
 }
 
 #[inline]
@@ -854,13 +883,7 @@ impl Solver {
                             node: None,
                         }
                     } else {
-                        let mut count = 0;
-                        let mut m = !n.occ;
-                        while m != 0 {
-                            let s = m.trailing_zeros() as usize;
-                            count += (n.avail & SAFE[usize::from(t.after(s, n.hand))]).count_ones();
-                            m &= m - 1;
-                        }
+                        let count = n.safe_moves(&t);
                         let known = (count == 0 && n.avail != 0).then_some(1);
                         RootKid {
                             order: if known.is_some() { 1 } else { 2 + count },
@@ -971,8 +994,7 @@ impl Solver {
             return 0;
         }
         self.stats.nodes += 1;
-        let hand = attr_byte(n.hand);
-        if t.all & hand != 0 {
+        if t.all & attr_byte(n.hand) != 0 {
             return 1;
         }
         if n.avail == 0 {
@@ -980,77 +1002,18 @@ impl Solver {
         }
         let empties = (!n.occ).count_ones();
         self.stats.nodes_at[empties as usize] += 1;
-        let mut key = None;
-        if empties >= TT_MIN_EMPTIES {
-            let (o, m) = n.canonical(geo);
-            self.stats.tt_probes += 1;
-            if let Some((lo, hi)) = self.table.probe(o, m) {
-                self.stats.tt_hits += 1;
-                if lo >= beta || lo == hi {
-                    return lo;
-                }
-                if hi <= alpha {
-                    return hi;
-                }
-                alpha = alpha.max(lo);
-                beta = beta.min(hi);
+        let key = match self.probe(n, geo, empties, &mut alpha, &mut beta) {
+            ControlFlow::Break(value) => return value,
+            ControlFlow::Continue(key) => key,
+        };
+        let Some(count) = self.expand(n, t, geo, empties) else {
+            // A child leaves the opponent no safe reply: it must hand us a winning piece.
+            if let Some((o, m)) = key {
+                self.table.store(o, m, 1, 1, empties);
             }
-            key = Some((o, m));
-        }
-        let alpha0 = alpha;
-
-        // This depth's scratch frame (deeper calls use lower ones): no zeroing per node.
-        let e = empties as usize;
-        let mut nk = 0;
-        let order = empties >= ORDER_MIN_EMPTIES;
-        let mut empty = !n.occ;
-        while empty != 0 {
-            let s = empty.trailing_zeros() as usize;
-            empty &= empty - 1;
-            let after = t.after(s, n.hand);
-            let mut safe = n.avail & SAFE[usize::from(after)];
-            if safe == 0 {
-                continue;
-            }
-            let frame = &mut self.frames[e];
-            let b = &mut frame.boards[s];
-            *b = *n;
-            b.place(s, n.hand, geo);
-            frame.threats[s] = b.threats(geo);
-            let t2 = &frame.threats[s];
-            if empties == 3 {
-                // A leaf (see below): only "is some child left without a safe reply"
-                // matters, and one safe reply settles a child.
-                while safe != 0 {
-                    let g = safe.trailing_zeros() as u8;
-                    safe &= safe - 1;
-                    if !n.has_safe_reply(s, g, t2) {
-                        return 1;
-                    }
-                    nk += 1;
-                }
-                continue;
-            }
-            while safe != 0 {
-                let g = safe.trailing_zeros() as u8;
-                safe &= safe - 1;
-                let score: u16 = if order {
-                    n.safe_replies(s, g, t2) as u16
-                } else {
-                    u16::from(n.has_safe_reply(s, g, t2))
-                };
-                if score == 0 && n.avail & !(1 << g) != 0 {
-                    // The opponent must hand us a winning piece.
-                    if let Some((o, m)) = key {
-                        self.table.store(o, m, 1, 1, empties);
-                    }
-                    return 1;
-                }
-                frame.kids[nk] = score << 8 | (s as u16) << 4 | u16::from(g);
-                nk += 1;
-            }
-        }
-        if nk == 0 {
+            return 1;
+        };
+        if count == 0 {
             return -1;
         }
         if empties == 4 && alpha >= 0 {
@@ -1064,34 +1027,15 @@ impl Solver {
             // reply, would have lost (returned above); otherwise it draws.
             return 0;
         }
-        if order {
-            self.frames[e].kids[..nk].sort_unstable();
+        let e = empties as usize;
+        if empties >= ORDER_MIN_EMPTIES {
+            self.frames[e].kids[..count].sort_unstable();
         }
-        let mut best = -1;
-        for i in 0..nk {
-            let frame = &self.frames[e];
-            let k = frame.kids[i];
-            let (s, g) = (usize::from(k >> 4 & 15), (k & 15) as u8);
-            let mut c = frame.boards[s];
-            c.avail &= !(1 << g);
-            c.hand = g;
-            let tc = frame.threats[s];
-            let v = -self.search(&c, &tc, geo, -beta, -alpha);
-            if self.aborted {
-                return 0;
-            }
-            if v > best {
-                best = v;
-                if v > alpha {
-                    alpha = v;
-                    if alpha >= beta {
-                        break;
-                    }
-                }
-            }
-        }
+        let Some(best) = self.search_children(e, count, geo, alpha, beta) else {
+            return 0;
+        };
         if let Some((o, m)) = key {
-            let (lo, hi) = if best <= alpha0 {
+            let (lo, hi) = if best <= alpha {
                 (-1, best)
             } else if best >= beta {
                 (best, 1)
@@ -1101,6 +1045,123 @@ impl Solver {
             self.table.store(o, m, lo, hi, empties);
         }
         best
+    }
+
+    /// The table's word on `n` (with `empties` empty squares): its value where the
+    /// bounds stored settle it, otherwise the window narrowed by them and the key to
+    /// store the result under (none below [`TT_MIN_EMPTIES`]).
+    #[inline(always)]
+    fn probe(
+        &mut self,
+        n: &Node,
+        geo: &Geometry,
+        empties: u32,
+        alpha: &mut i8,
+        beta: &mut i8,
+    ) -> ControlFlow<i8, Option<(u16, u64)>> {
+        if empties < TT_MIN_EMPTIES {
+            return ControlFlow::Continue(None);
+        }
+        let (o, m) = n.canonical(geo);
+        self.stats.tt_probes += 1;
+        if let Some((lo, hi)) = self.table.probe(o, m) {
+            self.stats.tt_hits += 1;
+            if lo >= *beta || lo == hi {
+                return ControlFlow::Break(lo);
+            }
+            if hi <= *alpha {
+                return ControlFlow::Break(hi);
+            }
+            *alpha = (*alpha).max(lo);
+            *beta = (*beta).min(hi);
+        }
+        ControlFlow::Continue(Some((o, m)))
+    }
+
+    /// Fills this depth's scratch frame (deeper calls use lower ones: no zeroing per
+    /// node) with `n`'s safe children, packed by their Strangler count from
+    /// [`ORDER_MIN_EMPTIES`] on, and says how many; `None` when one of them leaves the
+    /// opponent no safe reply with pieces left (a win without a search). At 3 empty
+    /// squares (a leaf, see [`Solver::search`]) the children are only counted: only
+    /// "is some child left without a safe reply" matters, and one safe reply settles a
+    /// child.
+    #[inline(always)]
+    fn expand(&mut self, n: &Node, t: &Threats, geo: &Geometry, empties: u32) -> Option<usize> {
+        let frame = &mut self.frames[empties as usize];
+        let order = empties >= ORDER_MIN_EMPTIES;
+        let mut count = 0;
+        let mut empty = !n.occ;
+        while empty != 0 {
+            let s = empty.trailing_zeros() as usize;
+            empty &= empty - 1;
+            let mut safe = n.avail & SAFE[usize::from(t.after(s, n.hand))];
+            if safe == 0 {
+                continue;
+            }
+            let b = &mut frame.boards[s];
+            *b = *n;
+            b.place(s, n.hand, geo);
+            frame.threats[s] = b.threats(geo);
+            let t2 = &frame.threats[s];
+            if empties == 3 {
+                while safe != 0 {
+                    let g = safe.trailing_zeros() as u8;
+                    safe &= safe - 1;
+                    if !n.has_safe_reply(s, g, t2) {
+                        return None;
+                    }
+                    count += 1;
+                }
+                continue;
+            }
+            while safe != 0 {
+                let g = safe.trailing_zeros() as u8;
+                safe &= safe - 1;
+                let score: u16 = if order {
+                    n.safe_replies(s, g, t2) as u16
+                } else {
+                    u16::from(n.has_safe_reply(s, g, t2))
+                };
+                if score == 0 && n.avail & !(1 << g) != 0 {
+                    return None;
+                }
+                frame.kids[count] = score << 8 | (s as u16) << 4 | u16::from(g);
+                count += 1;
+            }
+        }
+        Some(count)
+    }
+
+    /// Searches the first `count` children in the frame at `e` empty squares, in their
+    /// order, within (`alpha`, `beta`): the best value (-1 when all lose), or `None`
+    /// once the budget is spent.
+    #[inline(always)]
+    fn search_children(
+        &mut self,
+        e: usize,
+        count: usize,
+        geo: &Geometry,
+        mut alpha: i8,
+        beta: i8,
+    ) -> Option<i8> {
+        let mut best = -1;
+        for i in 0..count {
+            let frame = &self.frames[e];
+            let k = frame.kids[i];
+            let (s, g) = (usize::from(k >> 4 & 15), (k & 15) as u8);
+            let mut c = frame.boards[s];
+            c.avail &= !(1 << g);
+            c.hand = g;
+            let tc = frame.threats[s];
+            let v = -self.search(&c, &tc, geo, -beta, -alpha);
+            if self.aborted {
+                return None;
+            }
+            if raise(v, &mut best, &mut alpha, beta) {
+                break;
+            }
+        }
+        Some(best)
     }
 }
 

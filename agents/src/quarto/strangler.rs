@@ -21,7 +21,7 @@ use arena_core::{Agent, AgentError, Game};
 use rand_chacha::ChaCha8Rng;
 use rand_chacha::rand_core::SeedableRng;
 
-use super::solver::{Geometry, Node, SAFE, Solver, Value, attr_byte};
+use super::solver::{Geometry, Node, SAFE, Solver, Value, attr_byte, raise};
 use crate::spec::{Spec, SpecError};
 
 /// Budgets and thresholds of [`Strangler`] and [`SolverAgent`].
@@ -125,13 +125,7 @@ impl Midgame {
             return 0;
         }
         if depth == 0 {
-            let mut count = 0;
-            let mut m = !n.occ;
-            while m != 0 {
-                let s = m.trailing_zeros() as usize;
-                count += (n.avail & SAFE[usize::from(t.after(s, n.hand))]).count_ones();
-                m &= m - 1;
-            }
+            let count = n.safe_moves(&t);
             return if count == 0 {
                 -(WIN + e - 2)
             } else {
@@ -177,14 +171,8 @@ impl Midgame {
             if self.aborted {
                 return 0;
             }
-            if v > best {
-                best = v;
-                if v > alpha {
-                    alpha = v;
-                    if alpha >= beta {
-                        break;
-                    }
-                }
+            if raise(v, &mut best, &mut alpha, beta) {
+                break;
             }
         }
         best
@@ -205,14 +193,7 @@ fn strangle_count(pos: &Quarto, mv: QuartoMove) -> Option<u32> {
     if t.all & attr_byte(n.hand) != 0 {
         return None;
     }
-    let mut count = 0;
-    let mut m = !n.occ;
-    while m != 0 {
-        let s = m.trailing_zeros() as usize;
-        count += (n.avail & SAFE[usize::from(t.after(s, n.hand))]).count_ones();
-        m &= m - 1;
-    }
-    Some(count)
+    Some(n.safe_moves(&t))
 }
 
 /// The midgame player with the exact endgame: the strongest built-in (`best`).

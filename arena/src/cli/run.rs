@@ -9,6 +9,7 @@ use super::{ProgressMode, emit};
 use crate::config::{AgentEntry, Cases, Config, NamedAgent, SeedChoice};
 use crate::engine::{Execution, Shard};
 use crate::plan::Plan;
+use crate::report::Summarizer;
 use crate::rundir::{self, RunDir};
 use crate::{task, tournament};
 
@@ -197,7 +198,7 @@ pub fn run_config(args: RunArgs) -> Result<()> {
 }
 
 fn default_dir(plan: &Plan, shard: Shard) -> PathBuf {
-    let dir = rundir::default_out_dir(&plan.game);
+    let dir = rundir::default_out_dir(plan.task.name());
     if shard.is_whole() {
         dir
     } else {
@@ -286,7 +287,9 @@ fn print_drawn_seed(config: &Config, plan: &Plan) -> Result<()> {
 
 pub fn merge(args: MergeArgs) -> Result<()> {
     let existed = args.out.exists();
-    let merged = match rundir::merge::merge(&args.out, &args.shards) {
+    let shards = rundir::merge::Shards::open(&args.shards)?;
+    let mut tally = Summarizer::new(shards.plan())?;
+    let merged = match shards.merge(&args.out, &mut tally) {
         Ok(m) => m,
         Err(e) => {
             // A merge that failed half-way leaves nothing behind to be mistaken for a run.
@@ -296,8 +299,7 @@ pub fn merge(args: MergeArgs) -> Result<()> {
             return Err(e);
         }
     };
-    let table =
-        tournament::write_summaries(&merged.run, &merged.tally, merged.stopped_early, None)?;
+    let table = tournament::write_summaries(&merged.run, &tally, merged.stopped_early, None)?;
     merged.run.log(&format!(
         "merged {} games from {} shards{}",
         merged.games,

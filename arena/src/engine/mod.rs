@@ -1,4 +1,4 @@
-//! The run engine: the schedule (game `i` by arithmetic), workers that play jobs on a
+//! The run engine: workers that play the schedule's jobs (`crate::schedule`) on a
 //! rayon pool, a reorder buffer that hands records to observers in game order, and a
 //! clean stop. It knows the [`Task`](crate::task::Task) trait, never a game, and it
 //! writes nothing itself: observers (the results writer, progress, the aggregate, the
@@ -6,9 +6,8 @@
 
 mod observer;
 mod run;
-mod schedule;
 pub mod stop;
 
+pub use crate::schedule::{Schedule, Shard};
 pub use observer::{Flow, Observer, SprtMonitor, StartupGuard};
-pub use run::{Execution, Outputs, RowEncoder, RowSink, Rows, RunEnd, Span, play_all};
-pub use schedule::{Schedule, Shard};
+pub use run::{Execution, Games, Outputs, RowEncoder, RowSink, Rows, RunEnd, Span, play_all};

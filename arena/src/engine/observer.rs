@@ -2,8 +2,8 @@
 
 use anyhow::Result;
 
-use crate::plan::SprtConfig;
 use crate::record::{Record, Side, Termination};
+use crate::setup::SprtConfig;
 use crate::stats::{Pentanomial, Sprt};
 
 /// Whether the run goes on after a record.

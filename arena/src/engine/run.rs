@@ -19,9 +19,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use super::observer::{Flow, Observer};
-use super::schedule::{Schedule, Shard};
 use crate::external::ExternalRuntime;
 use crate::record::{JobKey, Record};
+use crate::schedule::{Schedule, Shard};
 use crate::task::Prepared;
 
 /// How a run is carried out; none of it changes results.
@@ -317,49 +317,61 @@ impl Sometimes {
 /// reach the file (and a kill loses nothing) as promptly as fast ones.
 const ROWS_WAIT: Duration = Duration::from_millis(20);
 
+/// What the engine plays: a task's games of a span.
+#[derive(Clone, Copy)]
+pub struct Games<'a> {
+    pub task: &'a dyn Prepared,
+    pub span: Span,
+    /// The runtime of the plan's `exec:` agents, when it has any.
+    pub external: Option<&'a Arc<ExternalRuntime>>,
+    /// Measure every decision's wall time into the records.
+    pub timed: bool,
+}
+
+impl Games<'_> {
+    /// The span's shard's `p`-th game, played. An error names the game.
+    fn play(&self, p: u64) -> Result<Record> {
+        let schedule = &self.span.schedule;
+        let job: JobKey = schedule.job(schedule.shard_game(self.span.shard, p));
+        self.task
+            .play(&job, self.external, self.timed)
+            .map_err(|e| e.context(format!("playing game {} of the schedule", job.index)))
+    }
+
+    /// Where the shard's games end.
+    fn end(&self) -> u64 {
+        self.span.schedule.shard_len(self.span.shard)
+    }
+}
+
 /// One worker: each game is played, handed on and its row written on the calling thread,
 /// with no hand-off between threads. On a virtual machine, waking a sleeping thread costs
 /// more than a fast game; with one worker there is nothing to gain from it.
 fn play_inline(
-    task: &dyn Prepared,
-    span: Span,
-    external: Option<&Arc<ExternalRuntime>>,
+    games: Games<'_>,
     interrupt: &AtomicBool,
     outputs: Outputs<'_, '_>,
 ) -> Result<RunEnd> {
-    let Span {
-        schedule,
-        shard,
-        start,
-    } = span;
-    let Outputs {
-        encoder,
-        sink,
-        observers,
-    } = outputs;
-    let end = schedule.shard_len(shard);
+    let end = games.end();
     let mut rows = Rows::default();
     let mut clock = Sometimes::new();
     let mut last_write = Instant::now();
     let played = (|| -> Result<RunEnd> {
-        for p in start..end {
+        for p in games.span.start..end {
             if interrupt.load(Ordering::Relaxed) {
                 return Ok(RunEnd::Interrupted);
             }
-            let job: JobKey = schedule.job(schedule.shard_game(shard, p));
-            let record = task
-                .play(&job, external)
-                .map_err(|e| e.context(format!("playing game {} of the schedule", job.index)))?;
-            let flow = observe(&record, observers)?;
+            let record = games.play(p)?;
+            let flow = observe(&record, outputs.observers)?;
             if flow != Flow::StopBefore {
-                rows.push(encoder, &record);
+                rows.push(outputs.encoder, &record);
             }
             if flow != Flow::Continue {
                 return Ok(RunEnd::Stopped);
             }
             let due = clock.now().is_some_and(|now| now - last_write >= ROWS_WAIT);
             if rows.len() >= BATCH || due {
-                sink.append(&rows)?;
+                outputs.sink.append(&rows)?;
                 rows.clear();
                 last_write = Instant::now();
             }
@@ -370,205 +382,277 @@ fn play_inline(
     let written = if rows.is_empty() {
         Ok(())
     } else {
-        sink.append(&rows)
+        outputs.sink.append(&rows)
     };
     let end = played?;
     written?;
     Ok(end)
 }
 
-/// Plays the games of `span` and hands every record to `outputs`, in game order.
+/// Plays `games` on `concurrency` workers and hands every record to `outputs`, in game
+/// order. One worker plays inline; more run three stages: the workers ([`Worker`]), the
+/// ordering stage on the calling thread ([`Reorder`]) and the writer ([`write_rows`]).
 pub fn play_all(
-    task: &dyn Prepared,
-    span: Span,
-    exec: &Execution,
-    external: Option<&Arc<ExternalRuntime>>,
+    games: Games<'_>,
+    concurrency: usize,
     interrupt: &AtomicBool,
     outputs: Outputs<'_, '_>,
 ) -> Result<RunEnd> {
-    let Outputs {
-        encoder,
-        sink,
-        observers,
-    } = outputs;
-    let Span {
-        schedule,
-        shard,
-        start,
-    } = span;
-    let end = schedule.shard_len(shard);
-    if start >= end {
+    let (span, end) = (games.span, games.end());
+    if span.start >= end {
         return Ok(RunEnd::Completed);
     }
-    // The shard's `p`-th game, by arithmetic.
-    let index_of = |p: u64| schedule.shard_game(shard, p);
-    let workers = exec.concurrency.max(1);
+    let workers = concurrency.max(1);
     if workers == 1 {
-        return play_inline(
-            task,
-            span,
-            external,
-            interrupt,
-            Outputs {
-                encoder,
-                sink,
-                observers,
-            },
-        );
+        return play_inline(games, interrupt, outputs);
     }
-    let window = (WINDOW_PER_WORKER * workers as u64).clamp(WINDOW_MIN, WINDOW_MAX);
-    let claimed = AtomicU64::new(start);
-    let handed_on = AtomicU64::new(start);
-    let stop = AtomicBool::new(false);
+    let claims = Claims {
+        end,
+        window: (WINDOW_PER_WORKER * workers as u64).clamp(WINDOW_MIN, WINDOW_MAX),
+        claimed: AtomicU64::new(span.start),
+        handed_on: AtomicU64::new(span.start),
+        stop: AtomicBool::new(false),
+        interrupt,
+    };
     let spares = Spares::default();
-
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(workers)
         .build()
         .context("starting the worker pool")?;
     let (sender, receiver) = mpsc::channel::<Result<Batch>>();
-    let mut outcome = RunEnd::Completed;
-    std::thread::scope(|scope| -> Result<()> {
-        let (claimed, handed_on, stop, spares) = (&claimed, &handed_on, &stop, &spares);
+    let Outputs {
+        encoder,
+        sink,
+        observers,
+    } = outputs;
+    std::thread::scope(|scope| -> Result<RunEnd> {
+        let worker = Worker {
+            games,
+            encoder,
+            claims: &claims,
+            spares: &spares,
+        };
         let pool = &pool;
         scope.spawn(move || {
             pool.scope(|s| {
                 for _ in 0..workers {
                     let sender = sender.clone();
-                    s.spawn(move |_| {
-                        let mut batch = Batch::default();
-                        let mut last_send = Instant::now();
-                        // Games to claim at once, grown while games are fast.
-                        let mut claim = 1u64;
-                        'claims: loop {
-                            if stop.load(Ordering::Relaxed) || interrupt.load(Ordering::Relaxed) {
-                                break;
-                            }
-                            let first = claimed.fetch_add(claim, Ordering::Relaxed);
-                            if first >= end {
-                                break;
-                            }
-                            let began = Instant::now();
-                            let last = (first + claim).min(end);
-                            for p in first..last {
-                                if p > first
-                                    && (stop.load(Ordering::Relaxed)
-                                        || interrupt.load(Ordering::Relaxed))
-                                {
-                                    // Claimed but not played: the run ends before them.
-                                    break 'claims;
-                                }
-                                // Backpressure: never run further ahead of the writer
-                                // than the window. Whoever holds the oldest game is never
-                                // held.
-                                while p >= handed_on.load(Ordering::Relaxed) + window
-                                    && !stop.load(Ordering::Relaxed)
-                                {
-                                    if !batch.is_empty() {
-                                        let _ = sender.send(Ok(batch.take()));
-                                    }
-                                    std::thread::sleep(Duration::from_millis(1));
-                                }
-                                let job: JobKey = schedule.job(index_of(p));
-                                match task.play(&job, external) {
-                                    Ok(record) => batch.push(p, record, encoder, spares),
-                                    Err(e) => {
-                                        let _ = sender.send(Err(e.context(format!(
-                                            "playing game {} of the schedule",
-                                            job.index
-                                        ))));
-                                        break 'claims;
-                                    }
-                                }
-                            }
-                            // Claim what takes about CLAIM_TIME next (the clock is read
-                            // once per claim, not per game).
-                            let took = began.elapsed();
-                            claim = if took * 2 < CLAIM_TIME {
-                                (claim * 2).min(CLAIM_MAX)
-                            } else if took > CLAIM_TIME * 2 {
-                                (claim / 2).max(1)
-                            } else {
-                                claim
-                            };
-                            // Slow games are still sent promptly, fast ones in batches.
-                            if batch.len >= BATCH
-                                || last_send.elapsed() >= Duration::from_millis(20)
-                            {
-                                if sender.send(Ok(batch.take())).is_err() {
-                                    return;
-                                }
-                                last_send = Instant::now();
-                            }
-                        }
-                        if !batch.is_empty() {
-                            let _ = sender.send(Ok(batch));
-                        }
-                    });
+                    s.spawn(move |_| worker.run(&sender));
                 }
             });
             drop(sender);
         });
-
-        // The writer: the rows' running check and the file, off the ordering thread.
         let (rows_to_write, rows_to_write_rx) = mpsc::sync_channel::<Vec<Rows>>(WRITER_QUEUE);
-        let writer = scope.spawn(move || -> Result<()> {
-            for runs in rows_to_write_rx {
-                for rows in runs {
-                    sink.append(&rows)?;
-                    spares.give_rows(rows);
-                }
-            }
-            Ok(())
-        });
-
-        let mut next = start;
-        // Runs that came before their turn, by their first game.
-        let mut pending: BTreeMap<u64, Run> = BTreeMap::new();
-        let result = (|| -> Result<()> {
-            for batch in &receiver {
-                let mut to_write = Vec::new();
-                let mut go_on = true;
-                for run in batch?.runs {
-                    if run.start == next {
-                        // Its turn (always so with one worker): handed on at once.
-                        go_on = hand_on(run, observers, &mut next, &mut to_write, spares)?;
-                    } else {
-                        pending.insert(run.start, run);
-                    }
-                    while go_on && let Some(run) = pending.remove(&next) {
-                        go_on = hand_on(run, observers, &mut next, &mut to_write, spares)?;
-                    }
-                    if !go_on {
-                        break;
-                    }
-                }
-                handed_on.store(next, Ordering::Relaxed);
-                if rows_to_write.send(to_write).is_err() {
-                    // The writer failed: its error is the run's.
-                    return Ok(());
-                }
-                if !go_on {
-                    outcome = RunEnd::Stopped;
-                    return Ok(());
-                }
-            }
-            Ok(())
-        })();
+        let writer = scope.spawn(|| write_rows(rows_to_write_rx, sink, &spares));
+        let mut reorder = Reorder {
+            next: span.start,
+            pending: BTreeMap::new(),
+            observers,
+            spares: &spares,
+        };
+        let stopped = reorder.receive(&receiver, &claims.handed_on, &rows_to_write);
         // Whatever happened, let the workers finish their current game and leave, and the
         // writer write what was handed on.
-        stop.store(true, Ordering::Relaxed);
+        claims.stop.store(true, Ordering::Relaxed);
         for _ in receiver.iter() {}
         drop(rows_to_write);
         let written = writer
             .join()
             .map_err(|_| anyhow::anyhow!("the results writer panicked"))?;
         written?;
-        result?;
-        if outcome == RunEnd::Completed && next < end {
-            outcome = RunEnd::Interrupted;
+        Ok(if stopped? {
+            RunEnd::Stopped
+        } else if reorder.next < end {
+            RunEnd::Interrupted
+        } else {
+            RunEnd::Completed
+        })
+    })
+}
+
+/// What the workers share: the next game to claim, and how far the ordering stage got.
+struct Claims<'a> {
+    /// The shard's games end here.
+    end: u64,
+    /// Games the workers may run ahead of the first one not yet handed on.
+    window: u64,
+    claimed: AtomicU64,
+    handed_on: AtomicU64,
+    /// The ordering stage is done (stopped, failed, or every game handed on).
+    stop: AtomicBool,
+    /// Ctrl-C or SIGTERM.
+    interrupt: &'a AtomicBool,
+}
+
+impl Claims<'_> {
+    fn halted(&self) -> bool {
+        self.stop.load(Ordering::Relaxed) || self.interrupt.load(Ordering::Relaxed)
+    }
+}
+
+/// The worker stage: claims consecutive games, plays them, encodes their rows (work
+/// that needs no order) and sends them as runs in batches.
+#[derive(Clone, Copy)]
+struct Worker<'a> {
+    games: Games<'a>,
+    encoder: &'a dyn RowEncoder,
+    claims: &'a Claims<'a>,
+    spares: &'a Spares,
+}
+
+impl Worker<'_> {
+    fn run(&self, sender: &mpsc::Sender<Result<Batch>>) {
+        let mut batch = Batch::default();
+        let mut last_send = Instant::now();
+        // Games to claim at once, grown while games are fast.
+        let mut claim = 1u64;
+        while !self.claims.halted() {
+            let first = self.claims.claimed.fetch_add(claim, Ordering::Relaxed);
+            if first >= self.claims.end {
+                break;
+            }
+            let began = Instant::now();
+            if !self.play_claim(
+                first..(first + claim).min(self.claims.end),
+                &mut batch,
+                sender,
+            ) {
+                break;
+            }
+            claim = next_claim(claim, began.elapsed());
+            // Slow games are still sent promptly, fast ones in batches.
+            if batch.len >= BATCH || last_send.elapsed() >= Duration::from_millis(20) {
+                if sender.send(Ok(batch.take())).is_err() {
+                    return;
+                }
+                last_send = Instant::now();
+            }
         }
-        Ok(())
-    })?;
-    Ok(outcome)
+        if !batch.is_empty() {
+            let _ = sender.send(Ok(batch));
+        }
+    }
+
+    /// Plays the claimed games into `batch`: `false` when the run ends before all of
+    /// them (a stop, or a game that failed: its error is sent).
+    fn play_claim(
+        &self,
+        claimed: Range<u64>,
+        batch: &mut Batch,
+        sender: &mpsc::Sender<Result<Batch>>,
+    ) -> bool {
+        let first = claimed.start;
+        for p in claimed {
+            if p > first && self.claims.halted() {
+                // Claimed but not played: the run ends before them.
+                return false;
+            }
+            self.wait_for_window(p, batch, sender);
+            match self.games.play(p) {
+                Ok(record) => batch.push(p, record, self.encoder, self.spares),
+                Err(e) => {
+                    let _ = sender.send(Err(e));
+                    return false;
+                }
+            }
+        }
+        true
+    }
+
+    /// Backpressure: never run further ahead of the writer than the window. Whoever
+    /// holds the oldest game is never held.
+    fn wait_for_window(&self, p: u64, batch: &mut Batch, sender: &mpsc::Sender<Result<Batch>>) {
+        let claims = self.claims;
+        while p >= claims.handed_on.load(Ordering::Relaxed) + claims.window
+            && !claims.stop.load(Ordering::Relaxed)
+        {
+            if !batch.is_empty() {
+                let _ = sender.send(Ok(batch.take()));
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+}
+
+/// Games to claim next: what takes about [`CLAIM_TIME`] (the clock is read once per
+/// claim, not per game).
+fn next_claim(claim: u64, took: Duration) -> u64 {
+    if took * 2 < CLAIM_TIME {
+        (claim * 2).min(CLAIM_MAX)
+    } else if took > CLAIM_TIME * 2 {
+        (claim / 2).max(1)
+    } else {
+        claim
+    }
+}
+
+/// The ordering stage: puts the workers' runs back in game order, hands each record to
+/// the observers and passes the rows on to the writer.
+struct Reorder<'a, 'b, 'o> {
+    /// The first game not yet handed on.
+    next: u64,
+    /// Runs that came before their turn, by their first game.
+    pending: BTreeMap<u64, Run>,
+    observers: &'b mut [&'o mut dyn Observer],
+    spares: &'a Spares,
+}
+
+impl Reorder<'_, '_, '_> {
+    /// Receives batches until the workers are done: `true` when an observer stopped the
+    /// run. A failed writer ends it too (its error is the run's).
+    fn receive(
+        &mut self,
+        receiver: &mpsc::Receiver<Result<Batch>>,
+        handed_on: &AtomicU64,
+        rows_to_write: &mpsc::SyncSender<Vec<Rows>>,
+    ) -> Result<bool> {
+        for batch in receiver {
+            let mut to_write = Vec::new();
+            let go_on = self.hand_on_batch(batch?, &mut to_write)?;
+            handed_on.store(self.next, Ordering::Relaxed);
+            if rows_to_write.send(to_write).is_err() {
+                return Ok(false);
+            }
+            if !go_on {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// Hands on every run of `batch` whose turn has come (and those pending behind it);
+    /// `false` when an observer says stop.
+    fn hand_on_batch(&mut self, batch: Batch, to_write: &mut Vec<Rows>) -> Result<bool> {
+        for run in batch.runs {
+            let mut go_on = true;
+            if run.start == self.next {
+                // Its turn (always so with one worker): handed on at once.
+                go_on = hand_on(run, self.observers, &mut self.next, to_write, self.spares)?;
+            } else {
+                self.pending.insert(run.start, run);
+            }
+            while go_on && let Some(run) = self.pending.remove(&self.next) {
+                go_on = hand_on(run, self.observers, &mut self.next, to_write, self.spares)?;
+            }
+            if !go_on {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
+/// The writer stage: the rows' running check and the file, off the ordering thread.
+fn write_rows(
+    runs: mpsc::Receiver<Vec<Rows>>,
+    sink: &mut dyn RowSink,
+    spares: &Spares,
+) -> Result<()> {
+    for runs in runs {
+        for rows in runs {
+            sink.append(&rows)?;
+            spares.give_rows(rows);
+        }
+    }
+    Ok(())
 }

@@ -17,130 +17,25 @@ use std::time::Duration;
 
 use arena_core::protocol::ReplyError;
 use arena_core::{Agent, AgentError, Game};
-use serde::{Deserialize, Serialize};
 
 use self::log::StderrLog;
 use self::process::{Process, Sandboxed};
-use crate::sandbox::{Layer, Policy};
+use crate::sandbox::Policy;
+use crate::setup::{Limits, SandboxMode};
 
 pub use self::process::{absolutize, label};
 
-/// Resource limits for external agents (defaults: TCO09's).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields, default)]
-pub struct Limits {
-    /// Thinking time per agent per test case, over all its games (TCO09: 100 s per 100
-    /// games), measured by the arena from sending a call to receiving its reply.
-    pub case_budget_ms: u64,
-    /// A hard cap on any one call.
-    pub call_ms: u64,
-    /// Time to start and answer `init`.
-    pub startup_ms: u64,
-    /// Address-space limit per process (TCO09: 1024 MB).
-    pub memory_mb: u64,
-    /// The longest reply line, in bytes.
-    pub max_line: usize,
-    /// The most stderr kept per agent in the run directory, in bytes.
-    pub stderr_bytes: u64,
-    /// When an agent has no games left in a case (or the run stops), its process gets
-    /// EOF on stdin and this long to exit before it is killed.
-    pub grace_ms: u64,
-    /// Stop the run when an agent's first game, or this many of its games in a row (in
-    /// game order), fail at start-up: a bot that cannot start is a setup error.
-    pub start_failures: u32,
-    /// Extra directories or files a confined bot may read (a model, an opening book),
-    /// beside the system directories and the files its command names. Relative paths are
-    /// taken from where `arena` runs; a run stores them absolute.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub read_paths: Vec<PathBuf>,
-    /// CPU seconds per process (RLIMIT_CPU; 0: none). A process serves one case: the
-    /// default is three times TCO09's 100 s of thinking, room for start-up and threads.
-    pub cpu_s: u64,
-    /// The most processes and threads one bot may run at once (0: no cap): a fork bomb
-    /// loses its own game.
-    pub processes: u64,
-    /// Let confined bots use the network (no network namespace, no Landlock TCP rules).
-    /// Off by default; a run that grants it says so in run.log.
-    pub network: bool,
-    /// Kept so configs written for the earlier sandbox still parse: a run now always
-    /// refuses to start bots without every layer, unless `sandbox_without` or `sandbox`
-    /// says otherwise.
-    pub require_sandbox: bool,
-    /// `on` (the default: every layer, or no bot starts) or `off` (no sandbox at all;
-    /// said loudly on the console and in run.log).
-    pub sandbox: SandboxMode,
-    /// Layers the run may go without where the host cannot apply them (`seccomp`,
-    /// `memory`, `processes`, `cpu`, `freezer`); each is a warning in run.log.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub sandbox_without: Vec<Layer>,
-    /// Size of each of a confined bot's private tmpfs (its working folder, `/tmp`,
-    /// `/dev/shm`), in MB; their pages count in `memory_mb`.
-    pub disk_mb: u64,
-    /// Holds every reply of an agent until this long after its call began (0: off), so
-    /// an opponent's timing tells nothing of how hard its move was (`docs/protocol.md`).
-    pub reply_floor_ms: u64,
-}
-
-/// Whether external agents are confined.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SandboxMode {
-    #[default]
-    On,
-    Off,
-}
-
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
-            case_budget_ms: 100_000,
-            call_ms: 10_000,
-            startup_ms: 10_000,
-            memory_mb: 1024,
-            max_line: 64,
-            stderr_bytes: 1 << 20,
-            grace_ms: 1000,
-            start_failures: 3,
-            read_paths: Vec::new(),
-            cpu_s: 300,
-            processes: 64,
-            network: false,
-            require_sandbox: false,
-            sandbox: SandboxMode::On,
-            sandbox_without: Vec::new(),
-            disk_mb: 64,
-            reply_floor_ms: 0,
-        }
-    }
-}
-
-impl Limits {
-    /// The sandbox these limits build around a bot that may read `read`.
-    pub fn policy(&self, read: Vec<PathBuf>) -> Policy {
-        Policy {
-            memory_mb: self.memory_mb,
-            cpu_s: self.cpu_s,
-            processes: self.processes,
-            disk_mb: self.disk_mb,
-            network: self.network,
-            without: self.sandbox_without.clone(),
-            read,
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Limits;
-
-    /// D16: TCO09 gave 100 s of thinking per 100 games of a case and 1024 MB; those are
-    /// the defaults for external agents.
-    #[test]
-    fn d16_external_agents_default_to_tco09_limits() {
-        let l = Limits::default();
-        assert_eq!(l.case_budget_ms, 100_000);
-        assert_eq!(l.memory_mb, 1024);
-        assert!(l.call_ms <= l.case_budget_ms && l.startup_ms > 0);
+/// The sandbox `limits` build around a bot that may read `read`: the adapter turns the
+/// plan's `[limits]` into the sandbox's terms (the sandbox knows no plan).
+pub fn policy(limits: &Limits, read: Vec<PathBuf>) -> Policy {
+    Policy {
+        memory_mb: limits.memory_mb,
+        cpu_s: limits.cpu_s,
+        processes: limits.processes,
+        disk_mb: limits.disk_mb,
+        network: limits.network,
+        without: limits.sandbox_without.clone(),
+        read,
     }
 }
 
@@ -201,7 +96,7 @@ impl ExternalRuntime {
             })
             .collect();
         let on = limits.sandbox == SandboxMode::On;
-        let enforcement = on.then(|| crate::sandbox::probe(&limits.policy(Vec::new())));
+        let enforcement = on.then(|| crate::sandbox::probe(&policy(&limits, Vec::new())));
         let exe = crate::sandbox::launcher().filter(|_| on);
         let sandboxes = agents
             .iter()
@@ -211,7 +106,7 @@ impl ExternalRuntime {
                 read.extend(limits.read_paths.iter().cloned());
                 Some(Sandboxed {
                     exe: exe.to_owned(),
-                    policy: limits.policy(read),
+                    policy: policy(&limits, read),
                 })
             })
             .collect();

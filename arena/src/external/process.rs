@@ -16,9 +16,9 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
 use tokio::runtime::Handle;
 
-use super::Limits;
 use super::log::StderrLog;
 use crate::sandbox::{BotCgroup, Layer, Policy};
+use crate::setup::Limits;
 
 /// The sandbox a confined bot runs in: the arena binary that builds it, and how.
 pub struct Sandboxed {

@@ -1,7 +1,7 @@
 //! The aggregate: per-matchup, per-case counts built record by record in game order
 //! (an observer), from which every exporter reads the same [`Report`].
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 
 use super::summary::{
     AgentOutcomes, CellReport, FieldReport, ForfeitNote, GameNote, MatchupReport, Report,
@@ -117,6 +117,10 @@ impl Tally {
                 .iter()
                 .map(|a| AgentOutcomes {
                     name: a.name.clone(),
+                    ended: Termination::all(plan.task.endings())
+                        .into_iter()
+                        .map(|t| (t, 0))
+                        .collect(),
                     ..AgentOutcomes::default()
                 })
                 .collect(),
@@ -135,10 +139,14 @@ impl Tally {
         self.cells[m][c].add(duel, record.termination);
         self.overall[m].add(duel, record.termination);
         self.games += 1;
-        let kind = record.termination as usize;
+        let kind = self.outcomes[0]
+            .ended
+            .iter()
+            .position(|&(t, _)| t == record.termination)
+            .context("a termination of another task")?;
         let (a, b) = self.pairings[m];
-        self.outcomes[a].ended[kind] += 1;
-        self.outcomes[b].ended[kind] += 1;
+        self.outcomes[a].ended[kind].1 += 1;
+        self.outcomes[b].ended[kind].1 += 1;
         if let Some(side) = duel.forfeit {
             let who = &mut self.outcomes[if side == Side::A { a } else { b }];
             who.forfeited += 1;

@@ -1,77 +1,141 @@
-//! Exporters: each turns the one [`Report`] into one format. A new output format is a new
-//! type here implementing [`Exporter`], and a line in [`summaries`].
+//! Exporters: each turns one report into one format, and [`Exporters`] is the one
+//! pipeline that writes a run's (as hyperfine's export manager): games runs and puzzle
+//! runs differ only in their report and the exporters listed for it (`report/mod.rs`).
+//! A new output format is an [`Exporter`] and a line in a list.
 
 use std::fmt::Write as _;
+use std::path::Path;
 
 use anyhow::Result;
 use serde::Serialize;
 
 use super::summary::{CellReport, FieldReport, MatchupReport, Report};
+use super::think::{THINK_CSV, ThinkTally};
+use crate::plan::Plan;
+use crate::runfile::{SCHEMA, fault, write_atomic};
 
-/// Facts about a run that a report states beside its numbers.
-#[derive(Clone, Debug)]
-pub struct RunFacts {
-    pub game: String,
-    pub seed: u64,
+/// What a report states beside its numbers.
+#[derive(Clone, Copy)]
+pub struct RunFacts<'a> {
+    pub plan: &'a Plan,
     pub stopped_early: bool,
+    /// A timed run's think times (`think.csv`, and a section of `report.html`).
+    pub think: Option<&'a ThinkTally>,
 }
 
 /// One output format of a report (a games run's [`Report`], or a puzzle run's).
-pub trait Exporter<R = Report> {
-    /// The file it writes in the run directory (`None`: the console).
-    fn file_name(&self) -> Option<&'static str>;
-    fn export(&self, report: &R, facts: &RunFacts) -> Result<String>;
+pub trait Exporter<R> {
+    fn export(&self, report: &R, facts: &RunFacts<'_>) -> Result<String>;
 }
 
-/// The exporters every run writes, files first.
-pub fn summaries() -> Vec<Box<dyn Exporter>> {
-    vec![Box::new(CsvSummary), Box::new(JsonSummary)]
+/// A function of the report is an exporter (the CSV and JSON files are one call each).
+impl<R, F: Fn(&R, &RunFacts<'_>) -> Result<String>> Exporter<R> for F {
+    fn export(&self, report: &R, facts: &RunFacts<'_>) -> Result<String> {
+        self(report, facts)
+    }
+}
+
+/// The page every run writes.
+pub const REPORT_HTML: &str = "report.html";
+
+/// A kind of report's exporters, in the order a run writes them.
+pub struct Exporters<R> {
+    /// The summary files, by name.
+    pub files: Vec<(&'static str, Box<dyn Exporter<R>>)>,
+    /// `report.html`: written after the summaries (`ARENA_FAULT=abort-at:report` stops
+    /// between), and alone by `arena report`.
+    pub page: Box<dyn Exporter<R>>,
+    pub console: Box<dyn Exporter<R>>,
+}
+
+/// What [`Exporters::write`] writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outputs {
+    /// Every file, and the console table is returned.
+    All,
+    /// `report.html` only (`arena report`).
+    Page,
+}
+
+impl<R> Exporters<R> {
+    /// Writes `report` into the run directory `dir`; returns the console table (empty
+    /// for [`Outputs::Page`]).
+    pub fn write(
+        &self,
+        report: &R,
+        dir: &Path,
+        facts: &RunFacts<'_>,
+        outputs: Outputs,
+    ) -> Result<String> {
+        let page = || -> Result<()> {
+            write_atomic(&dir.join(REPORT_HTML), &self.page.export(report, facts)?)
+        };
+        if outputs == Outputs::Page {
+            page()?;
+            return Ok(String::new());
+        }
+        fault::point("summaries");
+        for (name, exporter) in &self.files {
+            write_atomic(&dir.join(name), &exporter.export(report, facts)?)?;
+        }
+        fault::point("report");
+        page()?;
+        let mut table = self.console.export(report, facts)?;
+        if let Some(think) = facts.think {
+            write_atomic(&dir.join(THINK_CSV), &think.csv()?)?;
+            table.push_str(&think.console());
+        }
+        Ok(table)
+    }
+}
+
+/// CSV of `rows`, a header from their fields.
+pub fn csv_rows<'a, T: Serialize + 'a>(rows: impl IntoIterator<Item = &'a T>) -> Result<String> {
+    let mut w = csv::Writer::from_writer(Vec::new());
+    for row in rows {
+        w.serialize(row)?;
+    }
+    Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// `summary.json`: the schema and the game, then the report's own `fields`.
+pub fn json_summary(facts: &RunFacts<'_>, fields: impl Serialize) -> Result<String> {
+    #[derive(Serialize)]
+    struct Doc<'a, F> {
+        schema: u32,
+        game: &'a str,
+        #[serde(flatten)]
+        fields: F,
+    }
+    let doc = Doc {
+        schema: SCHEMA,
+        game: facts.plan.task.name(),
+        fields,
+    };
+    Ok(serde_json::to_string_pretty(&doc)? + "\n")
 }
 
 /// `summary.csv`: per matchup, one row per case, then the `all` row.
-pub struct CsvSummary;
-
-impl Exporter for CsvSummary {
-    fn file_name(&self) -> Option<&'static str> {
-        Some("summary.csv")
-    }
-
-    fn export(&self, report: &Report, _facts: &RunFacts) -> Result<String> {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        for m in &report.matchups {
-            for c in m.cases.iter().chain(std::iter::once(&m.overall)) {
-                w.serialize(c)?;
-            }
-        }
-        Ok(String::from_utf8(w.into_inner()?)?)
-    }
+pub fn summary_csv(report: &Report, _facts: &RunFacts<'_>) -> Result<String> {
+    csv_rows(report.rows())
 }
 
-/// `summary.json`: the same rows, with the run's facts and the SPRT.
-pub struct JsonSummary;
-
-impl Exporter for JsonSummary {
-    fn file_name(&self) -> Option<&'static str> {
-        Some("summary.json")
+/// `summary.json`: the same rows, with the run's seed and the SPRT.
+pub fn summary_json(report: &Report, facts: &RunFacts<'_>) -> Result<String> {
+    #[derive(Serialize)]
+    struct Fields<'a> {
+        seed: u64,
+        stopped_early: bool,
+        matchups: &'a [MatchupReport],
     }
-
-    fn export(&self, report: &Report, facts: &RunFacts) -> Result<String> {
-        #[derive(Serialize)]
-        struct Doc<'a> {
-            schema: u32,
-            game: &'a str,
-            seed: u64,
-            stopped_early: bool,
-            matchups: &'a [MatchupReport],
-        }
-        Ok(serde_json::to_string_pretty(&Doc {
-            schema: crate::rundir::SCHEMA,
-            game: &facts.game,
-            seed: facts.seed,
+    json_summary(
+        facts,
+        Fields {
+            seed: facts.plan.seed,
             stopped_early: facts.stopped_early,
             matchups: &report.matchups,
-        })? + "\n")
-    }
+        },
+    )
 }
 
 /// The console: for two agents, per case and overall; for a field (round robin or
@@ -84,12 +148,8 @@ pub struct ConsoleTable;
 pub const STAR_LEGEND: &str =
     "  * the 95% interval from the game pairs (pentanomial, as Elo and LOS) excludes 50 per 100\n";
 
-impl Exporter for ConsoleTable {
-    fn file_name(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn export(&self, report: &Report, _facts: &RunFacts) -> Result<String> {
+impl Exporter<Report> for ConsoleTable {
+    fn export(&self, report: &Report, _facts: &RunFacts<'_>) -> Result<String> {
         let mut out = String::new();
         match &report.field {
             None => {
@@ -141,7 +201,7 @@ fn matchup_table(out: &mut String, m: &MatchupReport) {
     let o = &m.overall;
     let _ = writeln!(out, "{} vs {}", m.agent_a, m.agent_b);
     header(out, "case", 10);
-    for c in m.cases.iter().chain(std::iter::once(o)) {
+    for c in m.rows() {
         row(out, &c.case, 10, c);
     }
     let _ = writeln!(
@@ -262,15 +322,14 @@ fn standings_table(out: &mut String, field: &FieldReport) {
     for (rank, s) in field.standings.iter().enumerate() {
         let _ = writeln!(
             out,
-            "  {:>4} {:<width$} {:>7} {:>9} {:>7.1} {:>+8.1}   [{:+.1}, {:+.1}]",
+            "  {:>4} {:<width$} {:>7} {:>9} {:>7.1} {:>+8.1}   {}",
             rank + 1,
             s.name,
             s.games,
             s.points,
             s.score,
             s.elo,
-            s.elo_low,
-            s.elo_high
+            s.interval()
         );
     }
     out.push('\n');

@@ -12,35 +12,14 @@ use serde::Serialize;
 use super::export::{Exporter, RunFacts};
 use super::summary::{CellReport, FieldReport, Report};
 use super::svg::{self, esc};
-use super::viewer::Replayed;
+use super::think::ThinkTally;
+use super::viewer::{self, Replayed};
 use crate::record::Termination;
 
-/// The HTML exporter, with the replays the viewer embeds. The page names no paths, so
-/// the same run gives the same bytes wherever it was written.
-pub struct HtmlReport {
-    pub replays: Vec<Replayed>,
-    /// Whether the game hides anything from the players (Dominoes hands and stock), so the
-    /// viewer says it shows all of it.
-    pub hidden_information: bool,
-    /// The think-time section, when the run was timed (`report::think`).
-    pub think: String,
-}
-
-/// The whole page for a run: replays the viewer's games, then exports.
-pub fn page(
-    plan: &crate::config::Plan,
-    report: &Report,
-    facts: &RunFacts,
-    think: &str,
-) -> Result<String> {
-    let games = super::viewer::chosen(plan, report);
-    let html = HtmlReport {
-        replays: super::viewer::replay(plan, &games)?,
-        hidden_information: plan.game == "dominoes",
-        think: think.to_owned(),
-    };
-    html.export(report, facts)
-}
+/// The page of a games run. It replays the viewer's games (built-in agents only) when
+/// written, and names no paths, so the same run gives the same bytes wherever it was
+/// written.
+pub struct HtmlReport;
 
 /// The embedded data the page's script reads.
 #[derive(Serialize)]
@@ -85,21 +64,14 @@ pub const SUMMARY_COLUMNS: &[&str] = &[
     "forfeits_b",
 ];
 
-impl Exporter for HtmlReport {
-    fn file_name(&self) -> Option<&'static str> {
-        Some("report.html")
-    }
-
-    fn export(&self, report: &Report, facts: &RunFacts) -> Result<String> {
-        let rows: Vec<&CellReport> = report
-            .matchups
-            .iter()
-            .flat_map(|m| m.cases.iter().chain(std::iter::once(&m.overall)))
-            .collect();
+impl Exporter<Report> for HtmlReport {
+    fn export(&self, report: &Report, facts: &RunFacts<'_>) -> Result<String> {
+        let plan = facts.plan;
+        let replays = viewer::replay(plan, &viewer::chosen(plan, report))?;
         let data = PageData {
-            game: &facts.game,
+            game: plan.task.name(),
             columns: SUMMARY_COLUMNS,
-            rows,
+            rows: report.rows().collect(),
             cases: &report.cases,
             pairings: report
                 .matchups
@@ -122,7 +94,7 @@ impl Exporter for HtmlReport {
                 })
                 .collect(),
             games_total: report.games_total,
-            replays: &self.replays,
+            replays: &replays,
         };
         // `</` would end the script element early.
         let json = serde_json::to_string(&data)?.replace("</", "<\\/");
@@ -130,8 +102,8 @@ impl Exporter for HtmlReport {
         let _ = writeln!(
             body,
             "<h1>Arena report: {} <small>seed {}, {} games{}</small></h1>",
-            esc(&facts.game),
-            facts.seed,
+            esc(plan.task.name()),
+            plan.seed,
             report.games_total,
             if facts.stopped_early {
                 ", stopped early by the SPRT"
@@ -143,13 +115,19 @@ impl Exporter for HtmlReport {
         if let Some(field) = &report.field {
             field_section(&mut body, report, field);
         }
-        matchup_sections(&mut body, report, &facts.game);
+        matchup_sections(&mut body, report, plan.task.name());
         terminations_section(&mut body, report);
-        body.push_str(&self.think);
-        viewer_section(&mut body, report, self);
+        body.push_str(&facts.think.map_or(String::new(), ThinkTally::html));
+        // Dominoes hides hands and stock from the players; the viewer shows all of it.
+        viewer_section(
+            &mut body,
+            report,
+            replays.len(),
+            plan.task.name() == "dominoes",
+        );
         Ok(format!(
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Arena report: {}</title>\n<style>{STYLE}</style></head>\n<body>\n{body}<script type=\"application/json\" id=\"arena-data\">{json}</script>\n<script>{SCRIPT}</script>\n</body></html>\n",
-            esc(&facts.game)
+            esc(plan.task.name())
         ))
     }
 }
@@ -159,17 +137,15 @@ fn field_section(out: &mut String, report: &Report, field: &FieldReport) {
     for (rank, s) in field.standings.iter().enumerate() {
         let _ = writeln!(
             out,
-            "<tr data-agent=\"{}\" data-elo=\"{}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:+.1}</td><td>[{:+.1}, {:+.1}]</td></tr>",
-            esc(&s.name),
+            "<tr data-agent=\"{name}\" data-elo=\"{}\"><td>{}</td><td>{name}</td><td>{}</td><td>{}</td><td>{:.1}</td><td>{:+.1}</td><td>{}</td></tr>",
             s.elo,
             rank + 1,
-            esc(&s.name),
             s.games,
             s.points,
             s.score,
             s.elo,
-            s.elo_low,
-            s.elo_high
+            s.interval(),
+            name = esc(&s.name)
         );
     }
     let _ = write!(
@@ -256,11 +232,14 @@ fn matchup_sections(out: &mut String, report: &Report, game: &str) {
 
 fn terminations_section(out: &mut String, report: &Report) {
     out.push_str("<section id=\"terminations\"><h2>Terminations and forfeits</h2>\n<p>How each agent's games ended, and the forfeits it caused.</p>\n<table class=\"terminations\"><thead><tr><th>agent</th>");
-    let kinds: Vec<(usize, Termination)> = Termination::ALL
-        .iter()
-        .copied()
+    let every: Vec<Termination> = report
+        .agents
+        .first()
+        .map_or(Vec::new(), |a| a.ended.iter().map(|&(t, _)| t).collect());
+    let kinds: Vec<(usize, Termination)> = every
+        .into_iter()
         .enumerate()
-        .filter(|&(k, _)| report.agents.iter().any(|a| a.ended[k] > 0))
+        .filter(|&(k, _)| report.agents.iter().any(|a| a.ended[k].1 > 0))
         .collect();
     for (_, t) in &kinds {
         let _ = write!(
@@ -274,7 +253,7 @@ fn terminations_section(out: &mut String, report: &Report) {
     for a in &report.agents {
         let _ = write!(out, "<tr><th>{}</th>", esc(&a.name));
         for &(k, _) in &kinds {
-            let _ = write!(out, "<td>{}</td>", a.ended[k]);
+            let _ = write!(out, "<td>{}</td>", a.ended[k].1);
         }
         let _ = writeln!(out, "<td>{}</td></tr>", a.forfeited);
     }
@@ -303,14 +282,14 @@ fn terminations_section(out: &mut String, report: &Report) {
     out.push_str("</section>\n");
 }
 
-fn viewer_section(out: &mut String, report: &Report, html: &HtmlReport) {
+fn viewer_section(out: &mut String, report: &Report, replayed: usize, hidden_information: bool) {
     let _ = write!(
         out,
         "<section id=\"viewer\"><h2>Games</h2>\n<p>{} games; the first {} are listed in this page, {} of them replayed move by move, as the referee saw them{}. Any other: <code>arena replay RUN_DIR -n GAME</code>, with the directory holding this page.</p>\n<p><label>game <select id=\"pick\"></select></label> <label>or number <input id=\"number\" type=\"number\" min=\"0\" step=\"1\"></label></p>\n<p id=\"game-note\"></p>\n<p class=\"controls\"><button id=\"first\">|&lt;</button> <button id=\"prev\">&lt;</button> <input id=\"ply\" type=\"range\" min=\"0\" max=\"0\" value=\"0\"> <button id=\"next\">&gt;</button> <button id=\"last\">&gt;|</button> <span id=\"caption\"></span></p>\n<div id=\"board\"></div><pre id=\"frame\"></pre>\n</section>\n",
         report.games_total,
         report.games.len(),
-        html.replays.len(),
-        if html.hidden_information {
+        replayed,
+        if hidden_information {
             " (every hidden tile shown)"
         } else {
             ""

@@ -12,14 +12,11 @@ use super::puzzle_svg;
 use super::puzzles::{GALLERY_SEEDS, PuzzleReport, SolverRow};
 use super::svg::esc;
 
+/// The page of a puzzle run.
 pub struct PuzzlePage;
 
 impl Exporter<PuzzleReport> for PuzzlePage {
-    fn file_name(&self) -> Option<&'static str> {
-        Some("report.html")
-    }
-
-    fn export(&self, report: &PuzzleReport, facts: &RunFacts) -> Result<String> {
+    fn export(&self, report: &PuzzleReport, facts: &RunFacts<'_>) -> Result<String> {
         let attempts: u64 = report
             .rows
             .iter()
@@ -29,7 +26,7 @@ impl Exporter<PuzzleReport> for PuzzlePage {
         let mut body = format!(
             "<h1>Arena puzzle run <small>{attempts} attempts, seeds from {}</small></h1>\n\
              <p>Relative score per seed: <code>score / best</code> (maximised) or <code>best / score</code> (minimised) over the solvers of this run, 0 for an invalid answer; totals are sums over seeds, TopCoder Marathon style. Raw scores per seed: <code>scores.csv</code>.</p>\n",
-            facts.seed
+            facts.plan.seed
         );
         let mut puzzles: Vec<&str> = Vec::new();
         for r in &report.rows {
@@ -66,12 +63,8 @@ fn section(out: &mut String, puzzle: &str, rows: &[&SolverRow], report: &PuzzleR
         let mean = r.mean_score.map_or("–".to_owned(), |m| format!("{m:.2}"));
         let _ = writeln!(
             out,
-            "<tr data-solver=\"{s}\" data-relative-total=\"{}\" data-valid=\"{}\"><td>{s}</td><td>{}</td><td>{}</td><td>{mean}</td><td>{:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            r.relative_total,
-            r.valid,
+            "<tr data-solver=\"{s}\" data-relative-total=\"{total}\" data-valid=\"{valid}\"><td>{s}</td><td>{}</td><td>{valid}</td><td>{mean}</td><td>{total:.2}</td><td>{:.2}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
             r.attempts,
-            r.valid,
-            r.relative_total,
             r.relative_per_100,
             r.best,
             r.proven,
@@ -79,7 +72,9 @@ fn section(out: &mut String, puzzle: &str, rows: &[&SolverRow], report: &PuzzleR
             r.timeout,
             r.crash,
             r.memory,
-            s = esc(&r.solver)
+            s = esc(&r.solver),
+            total = r.relative_total,
+            valid = r.valid
         );
     }
     out.push_str("</tbody></table>\n");
@@ -142,12 +137,10 @@ fn gallery(out: &mut String, kind: PuzzleKind, report: &PuzzleReport) {
         });
         let _ = writeln!(
             out,
-            "<figure class=\"answer\" data-seed=\"{}\" data-solver=\"{}\" data-valid=\"{}\">{drawing}<figcaption>seed {} · {}</figcaption></figure>",
-            g.seed,
-            esc(&g.solver),
+            "<figure class=\"answer\" data-seed=\"{seed}\" data-solver=\"{solver}\" data-valid=\"{}\">{drawing}<figcaption>seed {seed} · {solver}</figcaption></figure>",
             g.valid,
-            g.seed,
-            esc(&g.solver)
+            seed = g.seed,
+            solver = esc(&g.solver)
         );
     }
     out.push_str("</div>\n");

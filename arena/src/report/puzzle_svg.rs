@@ -36,32 +36,10 @@ pub fn draw(kind: PuzzleKind, instance: &str, answer: &str) -> Result<String, St
         Ok(score) => format!("{kind}: Score = {score}"),
         Err(why) => format!("{kind}: invalid: {why}"),
     };
-    let parse_err = |e: arena_core::ParseError| e.to_string();
     let (width, height, body) = match kind {
-        PuzzleKind::Detrak => detrak_body(
-            &instance
-                .parse::<<Detrak as Puzzle>::Instance>()
-                .map_err(parse_err)?,
-            &answer
-                .parse::<<Detrak as Puzzle>::Answer>()
-                .map_err(parse_err)?,
-        ),
-        PuzzleKind::DominoPeg => dominopeg_body(
-            &instance
-                .parse::<<DominoPeg as Puzzle>::Instance>()
-                .map_err(parse_err)?,
-            &answer
-                .parse::<<DominoPeg as Puzzle>::Answer>()
-                .map_err(parse_err)?,
-        ),
-        PuzzleKind::Dust => dust_body(
-            &instance
-                .parse::<<Dust as Puzzle>::Instance>()
-                .map_err(parse_err)?,
-            &answer
-                .parse::<<Dust as Puzzle>::Answer>()
-                .map_err(parse_err)?,
-        ),
+        PuzzleKind::Detrak => body::<Detrak>(instance, answer, detrak_body)?,
+        PuzzleKind::DominoPeg => body::<DominoPeg>(instance, answer, dominopeg_body)?,
+        PuzzleKind::Dust => body::<Dust>(instance, answer, dust_body)?,
     };
     let score = verdict.as_ref().map_or(String::new(), |s| s.to_string());
     // SVG text does not wrap: a long reason (it may quote the answer) gets several lines,
@@ -86,6 +64,24 @@ pub fn draw(kind: PuzzleKind, instance: &str, answer: &str) -> Result<String, St
         32 + extra,
         h = height + 40 + extra,
     ))
+}
+
+/// A drawing's width, height and SVG body.
+type Body = (i32, i32, String);
+
+/// The drawing of `answer` on `instance`, parsed as puzzle `P`'s.
+fn body<P: Puzzle>(
+    instance: &str,
+    answer: &str,
+    draw: fn(&P::Instance, &P::Answer) -> Body,
+) -> Result<Body, String> {
+    let instance = instance
+        .parse()
+        .map_err(|e: arena_core::ParseError| e.to_string())?;
+    let answer = answer
+        .parse()
+        .map_err(|e: arena_core::ParseError| e.to_string())?;
+    Ok(draw(&instance, &answer))
 }
 
 /// The height of a caption line.
@@ -316,18 +312,20 @@ mod tests {
         svg.matches(needle).count()
     }
 
+    /// The instance of `seed`, `solver`'s answer to it, and the drawing.
+    fn solved(kind: PuzzleKind, seed: u64, solver: &str) -> (String, String, String) {
+        let instance = kind.generate(seed);
+        let answer = agents::puzzles::registry::solve(kind, &solver.parse().unwrap(), &instance)
+            .unwrap()
+            .unwrap()
+            .answer;
+        let svg = draw(kind, &instance, &answer).unwrap();
+        (instance, answer, svg)
+    }
+
     #[test]
     fn detrak_draws_every_cell_domino_and_line_score() {
-        let instance = PuzzleKind::Detrak.generate(4);
-        let answer = agents::puzzles::registry::solve(
-            PuzzleKind::Detrak,
-            &"greedy".parse().unwrap(),
-            &instance,
-        )
-        .unwrap()
-        .unwrap()
-        .answer;
-        let svg = draw(PuzzleKind::Detrak, &instance, &answer).unwrap();
+        let (instance, answer, svg) = solved(PuzzleKind::Detrak, 4, "greedy");
         assert_eq!(count(&svg, "class=\"symbol\""), 25);
         assert_eq!(count(&svg, "class=\"domino\""), 12);
         assert_eq!(count(&svg, "class=\"line-score\""), 11);
@@ -356,16 +354,7 @@ mod tests {
 
     #[test]
     fn dominopeg_draws_pieces_pegs_and_holes() {
-        let instance = PuzzleKind::DominoPeg.generate(0);
-        let answer = agents::puzzles::registry::solve(
-            PuzzleKind::DominoPeg,
-            &"exact".parse().unwrap(),
-            &instance,
-        )
-        .unwrap()
-        .unwrap()
-        .answer;
-        let svg = draw(PuzzleKind::DominoPeg, &instance, &answer).unwrap();
+        let (_, _, svg) = solved(PuzzleKind::DominoPeg, 0, "exact");
         assert_eq!(count(&svg, "class=\"square\""), 24);
         assert_eq!(count(&svg, "class=\"peg\""), 30);
         assert_eq!(count(&svg, "class=\"hole\""), 5);

@@ -11,7 +11,7 @@ use anyhow::Result;
 use arena_core::puzzle::{Objective, PuzzleKind, relative_scores};
 use serde::Serialize;
 
-use super::export::{Exporter, RunFacts};
+use super::export::{Exporter, RunFacts, json_summary};
 use crate::engine::{Flow, Observer};
 use crate::plan::Plan;
 use crate::record::{Extra, Outcome, Record, Termination};
@@ -251,63 +251,20 @@ fn round(x: f64, digits: i32) -> f64 {
     (x * f).round() / f
 }
 
-/// `summary.csv` of a puzzle run: per puzzle and `all`, one row per solver.
-pub struct PuzzleCsv;
-
-impl Exporter<PuzzleReport> for PuzzleCsv {
-    fn file_name(&self) -> Option<&'static str> {
-        Some("summary.csv")
+/// `summary.json` of a puzzle run: the summary rows with the run's first seed.
+pub fn summary_json(report: &PuzzleReport, facts: &RunFacts<'_>) -> Result<String> {
+    #[derive(Serialize)]
+    struct Fields<'a> {
+        first_seed: u64,
+        solvers: &'a [SolverRow],
     }
-
-    fn export(&self, report: &PuzzleReport, _facts: &RunFacts) -> Result<String> {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        for r in &report.rows {
-            w.serialize(r)?;
-        }
-        Ok(String::from_utf8(w.into_inner()?)?)
-    }
-}
-
-/// `scores.csv`: every attempt's raw and relative score, by puzzle and seed.
-pub struct SeedCsv;
-
-impl Exporter<PuzzleReport> for SeedCsv {
-    fn file_name(&self) -> Option<&'static str> {
-        Some("scores.csv")
-    }
-
-    fn export(&self, report: &PuzzleReport, _facts: &RunFacts) -> Result<String> {
-        let mut w = csv::Writer::from_writer(Vec::new());
-        for r in &report.seeds {
-            w.serialize(r)?;
-        }
-        Ok(String::from_utf8(w.into_inner()?)?)
-    }
-}
-
-/// `summary.json`: the summary rows with the run's facts.
-pub struct PuzzleJson;
-
-impl Exporter<PuzzleReport> for PuzzleJson {
-    fn file_name(&self) -> Option<&'static str> {
-        Some("summary.json")
-    }
-
-    fn export(&self, report: &PuzzleReport, facts: &RunFacts) -> Result<String> {
-        #[derive(Serialize)]
-        struct Doc<'a> {
-            schema: u32,
-            game: &'a str,
-            first_seed: u64,
-            solvers: &'a [SolverRow],
-        }
-        Ok(serde_json::to_string_pretty(&Doc {
-            schema: crate::rundir::SCHEMA,
-            game: &facts.game,
-            first_seed: facts.seed,
+    json_summary(
+        facts,
+        Fields {
+            first_seed: facts.plan.seed,
             solvers: &report.rows,
-        })? + "\n")
-    }
+        },
+    )
 }
 
 /// The console: per puzzle, each solver's valid answers, mean raw score, relative total
@@ -315,11 +272,7 @@ impl Exporter<PuzzleReport> for PuzzleJson {
 pub struct PuzzleConsole;
 
 impl Exporter<PuzzleReport> for PuzzleConsole {
-    fn file_name(&self) -> Option<&'static str> {
-        None
-    }
-
-    fn export(&self, report: &PuzzleReport, _facts: &RunFacts) -> Result<String> {
+    fn export(&self, report: &PuzzleReport, _facts: &RunFacts<'_>) -> Result<String> {
         let width = report
             .rows
             .iter()

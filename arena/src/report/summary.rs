@@ -131,6 +131,13 @@ pub struct MatchupReport {
     pub sprt: Option<SprtReport>,
 }
 
+impl MatchupReport {
+    /// Its rows as `summary.csv` lists them: one per case, then `all`.
+    pub fn rows(&self) -> impl Iterator<Item = &CellReport> {
+        self.cases.iter().chain(std::iter::once(&self.overall))
+    }
+}
+
 /// One agent of a field (round robin or gauntlet) in the standings.
 #[derive(Clone, Debug, Serialize)]
 pub struct Standing {
@@ -145,6 +152,13 @@ pub struct Standing {
     pub elo: f64,
     pub elo_low: f64,
     pub elo_high: f64,
+}
+
+impl Standing {
+    /// The Elo's 95% interval as the console and the page show it: `[-12.3, +45.6]`.
+    pub fn interval(&self) -> String {
+        format!("[{:+.1}, {:+.1}]", self.elo_low, self.elo_high)
+    }
 }
 
 /// A field of more than two agents: standings from one Bradley–Terry fit, best first.
@@ -177,8 +191,8 @@ impl FieldReport {
 #[derive(Clone, Debug, Default)]
 pub struct AgentOutcomes {
     pub name: String,
-    /// Its games by termination, in `Termination::ALL` order.
-    pub ended: [u64; Termination::ALL.len()],
+    /// Its games by termination, in its task's order (`Termination::all`).
+    pub ended: Vec<(Termination, u64)>,
     /// Games it forfeited.
     pub forfeited: u64,
     /// Its first few forfeits.
@@ -219,6 +233,13 @@ pub struct Report {
     #[serde(skip)]
     pub games: Vec<GameNote>,
     pub games_total: u64,
+}
+
+impl Report {
+    /// `summary.csv`'s rows: per matchup, its cases, then `all`.
+    pub fn rows(&self) -> impl Iterator<Item = &CellReport> {
+        self.matchups.iter().flat_map(MatchupReport::rows)
+    }
 }
 
 #[cfg(test)]

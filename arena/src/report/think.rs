@@ -123,7 +123,7 @@ impl ThinkTally {
                 .map(|(_, l)| format!("{l}\n"))
                 .collect();
             if kept.len() != text.len() {
-                crate::rundir::write_atomic(&path, &kept)?;
+                crate::runfile::write_atomic(&path, &kept)?;
             }
         }
         let mut tally = ThinkTally {
@@ -256,7 +256,7 @@ impl ThinkTally {
 }
 
 fn csv_name(name: &str) -> String {
-    crate::rundir::results::csv_cell(name)
+    crate::runfile::csv_cell(name)
 }
 
 impl Observer for ThinkTally {

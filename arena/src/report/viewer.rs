@@ -4,16 +4,18 @@
 
 use anyhow::Result;
 use rayon::prelude::*;
+use serde::Serialize;
 
 use super::summary::Report;
 use crate::plan::Plan;
-use serde::Serialize;
+use crate::record::JobKey;
+use crate::task::{Shown, ShownStep};
 
 /// One game replayed move by move for the viewer.
 #[derive(Clone, Debug, Serialize)]
 pub struct Replayed {
     pub game: u64,
-    /// The replay's first line (case, pair, who is who).
+    /// The game's title (case, pair, who is who).
     pub title: String,
     /// (caption, drawing) per position: the start, then after each move.
     pub frames: Vec<(String, String)>,
@@ -22,28 +24,50 @@ pub struct Replayed {
 }
 
 impl Replayed {
-    /// Splits the text of `arena replay` (blocks separated by blank lines: the header,
-    /// `start` and a drawing, one block per move, an optional forfeit, the result).
-    pub fn from_text(game: u64, text: &str) -> Replayed {
-        let mut blocks = text.split("\n\n").map(str::trim_end);
-        let title = blocks.next().unwrap_or_default().to_owned();
-        let mut frames: Vec<(String, String)> = Vec::new();
-        let mut result = String::new();
-        for block in blocks.filter(|b| !b.is_empty()) {
-            let (caption, drawing) = block.split_once('\n').unwrap_or((block, ""));
-            if caption.starts_with("result:") {
-                result = caption.to_owned();
-            } else if drawing.is_empty() {
-                // A forfeit: no new position; shown on the last frame.
-                let last = frames.last().map_or(String::new(), |f| f.1.clone());
-                frames.push((caption.to_owned(), last));
-            } else {
-                frames.push((caption.to_owned(), drawing.to_owned()));
-            }
+    /// The viewer's frames of game `job` of `plan`, from its typed steps (worded as
+    /// `arena replay` words them).
+    pub fn new(plan: &Plan, job: &JobKey, shown: &Shown) -> Replayed {
+        let (a, b) = plan.matchups()[usize::from(job.matchup)];
+        let (name_a, name_b) = (&plan.agents[a].name, &plan.agents[b].name);
+        let name = |seat| if seat == shown.seat_a { name_a } else { name_b };
+        let mut frames: Vec<(String, String)> = Vec::with_capacity(shown.steps.len());
+        let mut ply = 0;
+        for step in &shown.steps {
+            frames.push(match step {
+                ShownStep::Start { drawing } => ("start".to_owned(), drawing.clone()),
+                ShownStep::Move { seat, mv, drawing } => {
+                    ply += 1;
+                    let caption = format!("{ply}. {seat} ({}) plays {mv}", name(*seat));
+                    (caption, drawing.clone())
+                }
+                ShownStep::Forfeit { seat, kind, detail } => {
+                    let caption = format!("{seat} ({}) forfeits: {kind} ({detail})", name(*seat));
+                    // No new position: the last one is shown again.
+                    (
+                        caption,
+                        frames.last().map_or(String::new(), |f| f.1.clone()),
+                    )
+                }
+            });
         }
+        let result = shown.record.duel().map_or(String::new(), |d| {
+            format!(
+                "result: {name_a} {} - {} {name_b} ({})",
+                d.score_a.as_str(),
+                d.score_a.flipped().as_str(),
+                shown.record.termination
+            )
+        });
         Replayed {
-            game,
-            title,
+            game: job.index,
+            title: format!(
+                "game {}: case {}, pair {}, game {} of the pair; agent a = {name_a} (seat {}), agent b = {name_b}",
+                job.index,
+                plan.cases[usize::from(job.case)],
+                job.pair,
+                job.game,
+                shown.seat_a
+            ),
             frames,
             result,
         }
@@ -81,7 +105,7 @@ pub fn chosen(plan: &Plan, report: &Report) -> Vec<u64> {
         .collect();
     forfeits.sort_unstable();
     forfeits.dedup();
-    let schedule = crate::engine::Schedule::of(plan);
+    let schedule = plan.schedule;
     games.extend(
         forfeits
             .into_iter()
@@ -97,13 +121,11 @@ pub fn replay(plan: &Plan, games: &[u64]) -> Result<Vec<Replayed>> {
     if games.is_empty() {
         return Ok(Vec::new());
     }
-    let prepared = crate::task::of(plan).prepare(plan)?;
-    let schedule = crate::engine::Schedule::of(plan);
     games
         .par_iter()
         .map(|&i| {
-            let (text, _) = prepared.replay(&schedule.job(i), None)?;
-            Ok(Replayed::from_text(i, &text))
+            let job = plan.schedule.job(i);
+            Ok(Replayed::new(plan, &job, &plan.prepared.steps(&job)?))
         })
         .collect()
 }
@@ -111,22 +133,56 @@ pub fn replay(plan: &Plan, games: &[u64]) -> Result<Vec<Replayed>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::record::Termination;
 
+    fn plan() -> Plan {
+        let text = "game = \"quarto\"\nseed = 5\ncases = [\"lines:0\"]\ngames_per_case = 2\nagents = [\"greedy\", \"random\"]\n";
+        let config = crate::config::Config::parse(text, "test.toml".as_ref()).unwrap();
+        Plan::resolve(&config).unwrap()
+    }
+
+    /// A game's frames say what `arena replay` prints, block by block.
     #[test]
-    fn replay_text_splits_into_frames() {
-        let text = "game 3: case 5,4, pair 1\n\nstart\nline: [1|2]\n A: x\n\n1. A (me) plays L0\nline: [2|2]\n\nB (you) forfeits: timeout (slow)\n\nresult: me 1 - 0 you (timeout)\n";
-        let r = Replayed::from_text(3, text);
-        assert_eq!(r.title, "game 3: case 5,4, pair 1");
+    fn frames_are_worded_as_the_replay_prints_them() {
+        let plan = plan();
+        let prepared = &plan.prepared;
+        let job = plan.schedule.job(1);
+        let r = Replayed::new(&plan, &job, &prepared.steps(&job).unwrap());
+        let (printed, record) = prepared.replay(&job, None).unwrap();
+        assert_eq!(r.frames.len(), record.plies as usize + 1);
+        let mut blocks = printed.split("\n\n").map(str::trim_end);
+        assert_eq!(blocks.next(), Some(r.title.as_str()));
+        for (caption, drawing) in &r.frames {
+            assert_eq!(
+                blocks.next(),
+                Some(format!("{caption}\n{drawing}").as_str())
+            );
+        }
+        assert_eq!(blocks.next(), Some(r.result.as_str()));
+        assert_eq!(blocks.next(), None);
+    }
+
+    /// A forfeit adds a frame on the last position.
+    #[test]
+    fn a_forfeit_is_shown_on_the_last_position() {
+        let plan = plan();
+        let prepared = &plan.prepared;
+        let job = plan.schedule.job(0);
+        let mut shown = prepared.steps(&job).unwrap();
+        shown.steps.truncate(2);
+        shown.steps.push(ShownStep::Forfeit {
+            seat: shown.seat_a.other(),
+            kind: Termination::Timeout,
+            detail: "slow".into(),
+        });
+        let r = Replayed::new(&plan, &job, &shown);
         assert_eq!(r.frames.len(), 3);
-        assert_eq!(r.frames[0], ("start".into(), "line: [1|2]\n A: x".into()));
-        assert_eq!(r.frames[1].0, "1. A (me) plays L0");
+        assert_eq!(r.frames[0].0, "start");
+        assert!(r.frames[1].0.starts_with("1. "), "{:?}", r.frames[1]);
+        assert_eq!(r.frames[2].1, r.frames[1].1);
         assert_eq!(
-            r.frames[2],
-            (
-                "B (you) forfeits: timeout (slow)".into(),
-                "line: [2|2]".into()
-            )
+            r.frames[2].0,
+            format!("{} (random) forfeits: timeout (slow)", shown.seat_a.other())
         );
-        assert_eq!(r.result, "result: me 1 - 0 you (timeout)");
     }
 }

@@ -2,7 +2,6 @@
 //! results file, and merging shards. Everything read from a run directory is checked; an
 //! edited, foreign or torn file is refused with its name (exit 2), never trusted.
 
-pub mod fault;
 pub mod lock;
 pub mod merge;
 pub mod results;
@@ -20,13 +19,12 @@ use crate::plan::Plan;
 
 pub use self::lock::Access;
 use self::lock::RunLock;
+pub use crate::runfile::{SCHEMA, write_atomic};
 
 pub const CONFIG_TOML: &str = "config.toml";
 pub const MANIFEST: &str = "manifest.json";
 pub const GAMES_CSV: &str = "games.csv";
 pub const LOG: &str = "run.log";
-/// The version of `games.csv` and the manifest (`docs/csv.md`).
-pub const SCHEMA: u32 = 3;
 
 /// What a run directory is: written once when it is created, checked on every open.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -54,11 +52,11 @@ pub struct Manifest {
 
 impl Manifest {
     pub fn new(plan: &Plan, shard: Shard) -> Manifest {
-        let schedule = crate::engine::Schedule::of(plan);
+        let schedule = plan.schedule;
         Manifest {
             schema: SCHEMA,
             arena: env!("CARGO_PKG_VERSION").to_owned(),
-            game: plan.game.clone(),
+            game: plan.task.name().to_owned(),
             seed: plan.seed,
             config_hash: plan.hash(),
             config: plan.to_toml(),
@@ -84,14 +82,6 @@ pub struct RunDir {
     pub plan: Plan,
     pub manifest: Manifest,
     _lock: Option<RunLock>,
-}
-
-/// Writes `path` whole or not at all (a temporary file renamed over it).
-pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let tmp = path.with_extension("tmp");
-    std::fs::write(&tmp, text).with_context(|| format!("writing {}", tmp.display()))?;
-    std::fs::rename(&tmp, path).with_context(|| format!("writing {}", path.display()))?;
-    Ok(())
 }
 
 impl RunDir {

@@ -43,7 +43,7 @@ impl TimesWriter {
             solvers: plan
                 .agents
                 .iter()
-                .map(|a| super::results::csv_cell(&a.name))
+                .map(|a| crate::runfile::csv_cell(&a.name))
                 .collect(),
             first_seed: plan.seed,
             concurrency,

@@ -53,7 +53,33 @@ fn under(root: &str, path: &Path) -> PathBuf {
     Path::new(root).join(path.strip_prefix("/").unwrap_or(path))
 }
 
+/// Builds the bot's root and moves into it: the host's root is detached at the end.
 pub fn build(plan: &Plan<'_>) -> Result<()> {
+    enter_scratch_root()?;
+    // /tmp first: a program folder under the host's /tmp is bound on top of it.
+    let shared = format!("mode=1777,size={}m", plan.disk_mb);
+    let tmp = under(NEW, Path::new("/tmp"));
+    std::fs::create_dir_all(&tmp)?;
+    tmpfs(&tmp, &shared)?;
+    bind_programs(plan.read)?;
+    mount_proc()?;
+    build_dev(&shared)?;
+    build_workdir(plan)?;
+
+    remount_ro(Path::new(NEW), MsFlags::MS_NOSUID | MsFlags::MS_NODEV)?;
+    // Into the new root; the scratch root, with the host's beneath it, is stacked on
+    // top by pivot_root(".", ".") and detached.
+    chdir(NEW).context("chdir into the new root")?;
+    pivot_root(".", ".").context("pivot_root into the new root")?;
+    umount2(".", MntFlags::MNT_DETACH).context("detaching the host's root")?;
+    chdir(plan.workdir).context("chdir into the working folder")?;
+    Ok(())
+}
+
+/// A scratch tmpfs becomes the root for a while, the host's at /old beneath it: the
+/// sources stay reachable (even those under the host's /tmp, which pivot_root moves out
+/// from under the scratch mount) while the new root is filled at /new.
+fn enter_scratch_root() -> Result<()> {
     mount(
         None::<&str>,
         "/",
@@ -62,9 +88,6 @@ pub fn build(plan: &Plan<'_>) -> Result<()> {
         None::<&str>,
     )
     .context("making the mounts private")?;
-    // A scratch tmpfs becomes the root for a while, the host's at /old beneath it: the
-    // sources stay reachable (even those under the host's /tmp, which pivot_root moves
-    // out from under the scratch mount) while the new root is filled.
     tmpfs("/tmp", "mode=0755,size=1m")?;
     for dir in ["/tmp/old", "/tmp/new"] {
         std::fs::create_dir(dir).with_context(|| format!("creating {dir}"))?;
@@ -72,13 +95,11 @@ pub fn build(plan: &Plan<'_>) -> Result<()> {
     chdir("/tmp").context("chdir /tmp")?;
     pivot_root(".", "old").context("pivot_root into the scratch root")?;
     chdir("/").context("chdir /")?;
-    tmpfs(NEW, "mode=0755,size=1m")?;
-    // /tmp first: a program folder under the host's /tmp is bound on top of it.
-    let shared = format!("mode=1777,size={}m", plan.disk_mb);
-    let tmp = under(NEW, Path::new("/tmp"));
-    std::fs::create_dir_all(&tmp)?;
-    tmpfs(&tmp, &shared)?;
+    tmpfs(NEW, "mode=0755,size=1m")
+}
 
+/// The system folders and the bot's own program files, read-only at the same paths.
+fn bind_programs(read: &[PathBuf]) -> Result<()> {
     for dir in SYSTEM {
         let source = under(OLD, Path::new(dir));
         match std::fs::symlink_metadata(&source) {
@@ -90,13 +111,17 @@ pub fn build(plan: &Plan<'_>) -> Result<()> {
             Err(_) => {}
         }
     }
-    for path in plan.read {
+    for path in read {
         let source = under(OLD, path);
         if source.exists() {
             bind(&source, &under(NEW, path), true)?;
         }
     }
+    Ok(())
+}
 
+/// The bot's own /proc, with the machine-wide load figures masked.
+fn mount_proc() -> Result<()> {
     let proc_dir = under(NEW, Path::new("/proc"));
     std::fs::create_dir_all(&proc_dir)?;
     mount(
@@ -123,7 +148,11 @@ pub fn build(plan: &Plan<'_>) -> Result<()> {
             .with_context(|| format!("masking /proc/{name}"))?;
         }
     }
+    Ok(())
+}
 
+/// A private /dev: the five harmless devices, the usual links, its own /dev/shm.
+fn build_dev(shared: &str) -> Result<()> {
     let dev = under(NEW, Path::new("/dev"));
     std::fs::create_dir_all(&dev)?;
     tmpfs(&dev, "mode=0755,size=64k")?;
@@ -147,15 +176,19 @@ pub fn build(plan: &Plan<'_>) -> Result<()> {
     ] {
         std::os::unix::fs::symlink(target, dev.join(name))?;
     }
+    std::fs::create_dir(dev.join("shm"))?;
+    tmpfs(dev.join("shm"), shared)?;
+    remount_ro(&dev, MsFlags::MS_NOSUID | MsFlags::MS_NOEXEC)
+}
+
+/// The run directory covered by an empty read-only tmpfs, and the bot's working folder
+/// (a tmpfs of `disk_mb`, its own) inside it.
+fn build_workdir(plan: &Plan<'_>) -> Result<()> {
     let owner = if plan.bot_owned {
         format!(",uid={0},gid={0}", super::outer::BOT_ID)
     } else {
         String::new()
     };
-    std::fs::create_dir(dev.join("shm"))?;
-    tmpfs(dev.join("shm"), &shared)?;
-    remount_ro(&dev, MsFlags::MS_NOSUID | MsFlags::MS_NOEXEC)?;
-
     if let Some(hide) = plan.hide {
         let hidden = under(NEW, hide);
         std::fs::create_dir_all(&hidden)?;
@@ -165,16 +198,7 @@ pub fn build(plan: &Plan<'_>) -> Result<()> {
     }
     let work = under(NEW, plan.workdir);
     std::fs::create_dir_all(&work)?;
-    tmpfs(&work, &format!("mode=0700,size={}m{owner}", plan.disk_mb))?;
-
-    remount_ro(Path::new(NEW), MsFlags::MS_NOSUID | MsFlags::MS_NODEV)?;
-    // Into the new root; the scratch root, with the host's beneath it, is stacked on
-    // top by pivot_root(".", ".") and detached.
-    chdir(NEW).context("chdir into the new root")?;
-    pivot_root(".", ".").context("pivot_root into the new root")?;
-    umount2(".", MntFlags::MNT_DETACH).context("detaching the host's root")?;
-    chdir(plan.workdir).context("chdir into the working folder")?;
-    Ok(())
+    tmpfs(&work, &format!("mode=0700,size={}m{owner}", plan.disk_mb))
 }
 
 fn tmpfs(target: impl AsRef<Path>, options: &str) -> Result<()> {

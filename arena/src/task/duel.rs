@@ -13,10 +13,10 @@ use arena_core::rng::{Family, Purpose, StreamId};
 use arena_core::{Agent, AgentError, Game, Seat};
 
 use super::floor::Floored;
-use super::{BookOptions, Prepared, SolveOptions, Solved, Task};
+use super::{BookOptions, Prepared, Refusal, Shown, ShownStep, SolveOptions, Solved, Task};
 use crate::external::{ExternalRuntime, Wire};
-use crate::plan::Plan;
 use crate::record::{Duel, Extras, JobKey, Outcome, Record, Score, Side, Termination, ThinkTimes};
+use crate::setup::{PlanAgent, Setup};
 
 /// What the engine needs to know about a two-seat game.
 pub trait DuelGame: Send + Sync + 'static {
@@ -46,8 +46,11 @@ pub trait DuelGame: Send + Sync + 'static {
     /// The seat whose side opened the game.
     fn first(start: &Self::G) -> Seat;
 
-    /// How a game that ended by the rules ended.
-    fn termination(end: &Self::G) -> Termination;
+    /// How its games end by the rules, as `games.csv` writes them.
+    const ENDINGS: &'static [&'static str];
+
+    /// How a game that ended by the rules ended: one of `ENDINGS`.
+    fn ending(end: &Self::G) -> &'static str;
 
     /// The values of `EXTRA_COLUMNS` known at the start (the first ones).
     fn start_extras(start: &Self::G, extras: &mut Extras);
@@ -117,8 +120,8 @@ impl<D: DuelGame> Task for DuelTask<D> {
         D::default_cases().iter().map(ToString::to_string).collect()
     }
 
-    fn canonical_case(&self, text: &str) -> Result<String> {
-        Ok(parse_case::<D>(text)?.to_string())
+    fn endings(&self) -> &'static [&'static str] {
+        D::ENDINGS
     }
 
     fn extra_columns(&self) -> &'static [&'static str] {
@@ -132,17 +135,19 @@ impl<D: DuelGame> Task for DuelTask<D> {
         Ok(())
     }
 
-    fn prepare(&self, plan: &Plan) -> Result<Box<dyn Prepared>> {
-        let cases = plan
+    fn prepare(&self, setup: &Setup) -> Result<Box<dyn Prepared>, Refusal> {
+        let cases = setup
             .cases
             .iter()
-            .map(|c| parse_case::<D>(c))
-            .collect::<Result<Vec<_>>>()?;
+            .enumerate()
+            .map(|(index, c)| parse_case::<D>(c).map_err(|reason| Refusal::Case { index, reason }))
+            .collect::<Result<Vec<_>, _>>()?;
         Ok(Box::new(PreparedDuel::<D> {
-            plan: plan.clone(),
-            matchups: plan.matchups(),
+            seed: setup.seed,
+            agents: setup.agents.clone(),
+            reply_floor: Duration::from_millis(setup.limits.reply_floor_ms),
+            matchups: setup.matchups(),
             cases,
-            timed: false,
         }))
     }
 
@@ -175,11 +180,13 @@ impl<D: DuelGame> Task for DuelTask<D> {
 }
 
 struct PreparedDuel<D: DuelGame> {
-    plan: Plan,
+    seed: u64,
+    agents: Vec<PlanAgent>,
+    /// In runs with an external agent, every reply is held this long (0: off), which
+    /// hides every opponent's think time.
+    reply_floor: Duration,
     matchups: Vec<(usize, usize)>,
     cases: Vec<<D::G as Game>::Case>,
-    /// Whether each decision's wall time is measured (`--timings`).
-    timed: bool,
 }
 
 /// What happened at one decision, for `arena replay`.
@@ -197,6 +204,169 @@ enum Step<'a, G: Game> {
     },
 }
 
+/// A game lost by the agent in `slot` (0: agent A), sitting in `seat`.
+struct Forfeit {
+    slot: usize,
+    seat: Seat,
+    kind: Termination,
+    detail: String,
+}
+
+impl Forfeit {
+    fn new(slot: usize, seat: Seat, e: &AgentError) -> Forfeit {
+        Forfeit {
+            slot,
+            seat,
+            kind: Termination::from(e),
+            detail: e.to_string(),
+        }
+    }
+}
+
+/// One game under way: the position (borrowed: a position is large, and a fast game
+/// cannot afford to copy it), the agents (slot 0 is agent A) and what the record counts.
+/// `TIMED`: each decision is measured (a constant, so untimed games pay nothing).
+struct Table<'p, G: Game, const TIMED: bool> {
+    position: &'p mut G,
+    agents: [Box<dyn Agent<G> + Send>; 2],
+    /// The seat of agent A, then of agent B.
+    seats: [Seat; 2],
+    plies: u32,
+    think: Option<Box<ThinkTimes>>,
+    /// Whose call is under way: a panic there is charged to that agent; anywhere else
+    /// (the referee) it is a bug of ours, and it propagates.
+    calling: Option<(usize, Seat)>,
+}
+
+impl<G: Game, const TIMED: bool> Table<'_, G, TIMED> {
+    fn slot_of(&self, seat: Seat) -> usize {
+        usize::from(seat != self.seats[0])
+    }
+
+    /// Plays the game to its end: `None` when it ended by the rules. One unwind guard
+    /// around the whole game, not one per call: a panicking built-in is a bug in that
+    /// agent, and it forfeits the game as a crash instead of taking the run down.
+    fn referee<F: FnMut(Step<'_, G>)>(
+        &mut self,
+        case: &G::Case,
+        explain_illegal: fn(&G, G::Move) -> String,
+        observe: &mut F,
+    ) -> Option<Forfeit> {
+        std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            self.moves(case, explain_illegal, observe)
+        }))
+        .unwrap_or_else(|panic| {
+            let Some((slot, seat)) = self.calling else {
+                std::panic::resume_unwind(panic)
+            };
+            let what = panic
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| panic.downcast_ref::<String>().cloned())
+                .unwrap_or_default();
+            let e = AgentError::Crash(format!("the agent panicked: {what}"));
+            Some(Forfeit::new(slot, seat, &e))
+        })
+    }
+
+    /// Readies both agents, then asks for moves and plays them until the game ends or
+    /// an agent forfeits.
+    fn moves<F: FnMut(Step<'_, G>)>(
+        &mut self,
+        case: &G::Case,
+        explain_illegal: fn(&G, G::Move) -> String,
+        observe: &mut F,
+    ) -> Option<Forfeit> {
+        for slot in 0..2 {
+            let seat = self.seats[slot];
+            self.calling = Some((slot, seat));
+            let ready = self.agents[slot]
+                .init(case)
+                .and_then(|()| self.agents[slot].reset(&self.position.view_of(seat)));
+            self.calling = None;
+            if let Err(e) = ready {
+                return Some(Forfeit::new(slot, seat, &e));
+            }
+        }
+        while !self.position.is_over() {
+            let seat = self.position.to_move();
+            let slot = self.slot_of(seat);
+            self.calling = Some((slot, seat));
+            let reply = self.ask(slot);
+            self.calling = None;
+            let mv = match reply {
+                Ok(mv) => mv,
+                Err(e) => return Some(Forfeit::new(slot, seat, &e)),
+            };
+            self.plies += 1;
+            if self.position.try_play(mv).is_err() {
+                let detail = explain_illegal(self.position, mv);
+                let kind = Termination::Illegal;
+                return Some(Forfeit {
+                    slot,
+                    seat,
+                    kind,
+                    detail,
+                });
+            }
+            observe(Step::Move {
+                seat,
+                mv,
+                after: self.position,
+            });
+        }
+        None
+    }
+
+    /// The move of the agent in `slot`, its think time measured when timed.
+    fn ask(&mut self, slot: usize) -> Result<G::Move, AgentError> {
+        if !TIMED {
+            return self.agents[slot].play(&self.position.view());
+        }
+        let began = std::time::Instant::now();
+        let reply = self.agents[slot].play(&self.position.view());
+        if let Some(t) = &mut self.think {
+            let micros = began.elapsed().as_micros();
+            t.micros[slot].push(u32::try_from(micros).unwrap_or(u32::MAX));
+        }
+        reply
+    }
+
+    /// The record's outcome, termination and reason once the game is over.
+    fn verdict(
+        &self,
+        forfeit: Option<Forfeit>,
+        first: Side,
+        ending: fn(&G) -> &'static str,
+    ) -> Result<(Outcome, Termination, String)> {
+        let side = |slot: usize| if slot == 0 { Side::A } else { Side::B };
+        let (score_a, termination, forfeit, reason) = match forfeit {
+            Some(f) => (
+                if f.slot == 0 { Score::Loss } else { Score::Win },
+                f.kind,
+                Some(side(f.slot)),
+                crate::record::reason(&f.detail),
+            ),
+            None => {
+                let outcome = self
+                    .position
+                    .outcome()
+                    .context("the referee ended a game without an outcome")?;
+                let score = Score::from_f64(outcome.score(self.seats[0]))
+                    .context("the referee scored a game other than 0, 1/2 or 1")?;
+                let ended = Termination::Rules(ending(self.position));
+                (score, ended, None, String::new())
+            }
+        };
+        let duel = Duel {
+            score_a,
+            first,
+            forfeit,
+        };
+        Ok((Outcome::Duel(duel), termination, reason))
+    }
+}
+
 impl<D: DuelGame> PreparedDuel<D> {
     /// The seed of the agent in `seat` for a job (a `Purpose::Agent` stream).
     fn agent_seed(&self, job: &JobKey, case: <D::G as Game>::Case, seat: Seat) -> u64 {
@@ -210,7 +380,35 @@ impl<D: DuelGame> PreparedDuel<D> {
                 seat,
             },
         }
-        .seed(self.plan.seed)
+        .seed(self.seed)
+    }
+
+    /// Plan agent `agent`, sitting in `seat` for `job`: built fresh and seeded, or
+    /// connected to its external process.
+    fn agent(
+        &self,
+        job: &JobKey,
+        case: <D::G as Game>::Case,
+        agent: usize,
+        seat: Seat,
+        external: Option<&Arc<ExternalRuntime>>,
+    ) -> Result<Box<dyn Agent<D::G> + Send>> {
+        let spec = &self.agents[agent].spec;
+        let built: Box<dyn Agent<D::G> + Send> = match (spec, external) {
+            (Spec::Exec { .. }, Some(rt)) => {
+                Box::new(rt.agent::<D::G>(agent, case.to_string(), job.index))
+            }
+            _ => D::build(spec, &|| self.agent_seed(job, case, seat))
+                .with_context(|| format!("agent {:?}", self.agents[agent].name))?,
+        };
+        Ok(if external.is_some() && !self.reply_floor.is_zero() {
+            Box::new(Floored {
+                inner: built,
+                floor: self.reply_floor,
+            })
+        } else {
+            built
+        })
     }
 
     /// Plays `job` to the end; `observe` sees every step.
@@ -229,7 +427,7 @@ impl<D: DuelGame> PreparedDuel<D> {
             .matchups
             .get(usize::from(job.matchup))
             .context("a job outside the plan's matchups")?;
-        let (mut position, seat_a) = D::start(case, self.plan.seed, job.pair, job.game);
+        let (mut position, seat_a) = D::start(case, self.seed, job.pair, job.game);
         observe(Step::Start(&position));
         // What the record needs from the start, taken now so the start is never copied.
         let first = if D::first(&position) == seat_a {
@@ -239,128 +437,28 @@ impl<D: DuelGame> PreparedDuel<D> {
         };
         let mut extras = Extras::new();
         D::start_extras(&position, &mut extras);
-        // slot 0 is agent A, slot 1 agent B.
-        let seat_of = [seat_a, seat_a.other()];
-        // In runs with an external agent, the floor hides every opponent's think time.
-        let floor = Duration::from_millis(self.plan.limits.reply_floor_ms);
-        let build = |slot: usize, agent: usize| -> Result<Box<dyn Agent<D::G> + Send>> {
-            let spec = &self.plan.agents[agent].spec;
-            let built: Box<dyn Agent<D::G> + Send> = match (spec, external) {
-                (Spec::Exec { .. }, Some(rt)) => {
-                    Box::new(rt.agent::<D::G>(agent, case.to_string(), job.index))
-                }
-                _ => D::build(spec, &|| self.agent_seed(job, case, seat_of[slot]))
-                    .with_context(|| format!("agent {:?}", self.plan.agents[agent].name))?,
-            };
-            Ok(if external.is_some() && !floor.is_zero() {
-                Box::new(Floored {
-                    inner: built,
-                    floor,
-                })
-            } else {
-                built
-            })
+        let seats = [seat_a, seat_a.other()];
+        let agents = [
+            self.agent(job, case, a, seats[0], external)?,
+            self.agent(job, case, b, seats[1], external)?,
+        ];
+        let mut table = Table::<D::G, TIMED> {
+            position: &mut position,
+            agents,
+            seats,
+            plies: 0,
+            think: TIMED.then(Box::<ThinkTimes>::default),
+            calling: None,
         };
-        let mut agents = [build(0, a)?, build(1, b)?];
-        let slot_of = |seat: Seat| usize::from(seat != seat_a);
-
-        let mut plies = 0u32;
-        let mut think = TIMED.then(Box::<ThinkTimes>::default);
-        // Whose call is under way: a panic there is charged to that agent; anywhere else
-        // (the referee) it is a bug of ours, and it propagates.
-        let mut calling: Option<(usize, Seat)> = None;
-        // One unwind guard around the whole game, not one per call: a panicking built-in
-        // is a bug in that agent, and it forfeits the game as a crash instead of taking
-        // the run down. `None`: the game ended by the rules.
-        let played = std::panic::catch_unwind(std::panic::AssertUnwindSafe(
-            || -> Option<(usize, Seat, Termination, String)> {
-                for slot in 0..2 {
-                    let seat = seat_of[slot];
-                    calling = Some((slot, seat));
-                    let ready = agents[slot]
-                        .init(&case)
-                        .and_then(|()| agents[slot].reset(&position.view_of(seat)));
-                    calling = None;
-                    if let Err(e) = ready {
-                        return Some((slot, seat, Termination::from(&e), e.to_string()));
-                    }
-                }
-                while !position.is_over() {
-                    let seat = position.to_move();
-                    let slot = slot_of(seat);
-                    calling = Some((slot, seat));
-                    let reply = if TIMED {
-                        let began = std::time::Instant::now();
-                        let reply = agents[slot].play(&position.view());
-                        if let Some(t) = &mut think {
-                            let micros = began.elapsed().as_micros();
-                            t.micros[slot].push(u32::try_from(micros).unwrap_or(u32::MAX));
-                        }
-                        reply
-                    } else {
-                        agents[slot].play(&position.view())
-                    };
-                    calling = None;
-                    let mv = match reply {
-                        Ok(mv) => mv,
-                        Err(e) => {
-                            return Some((slot, seat, Termination::from(&e), e.to_string()));
-                        }
-                    };
-                    plies += 1;
-                    if position.try_play(mv).is_err() {
-                        let why = D::explain_illegal(&position, mv);
-                        return Some((slot, seat, Termination::Illegal, why));
-                    }
-                    observe(Step::Move {
-                        seat,
-                        mv,
-                        after: &position,
-                    });
-                }
-                None
-            },
-        ))
-        .unwrap_or_else(|panic| {
-            let Some((slot, seat)) = calling else {
-                std::panic::resume_unwind(panic)
-            };
-            let what = panic
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| panic.downcast_ref::<String>().cloned())
-                .unwrap_or_default();
-            let e = AgentError::Crash(format!("the agent panicked: {what}"));
-            Some((slot, seat, Termination::from(&e), e.to_string()))
-        });
-        let forfeit =
-            played.map(|(slot, seat, kind, detail)| forfeited(observe, slot, seat, kind, detail));
-
-        let side = |slot: usize| if slot == 0 { Side::A } else { Side::B };
-        let (score_a, termination, forfeit, reason) = match forfeit {
-            Some((slot, kind, detail)) => (
-                if slot == 0 { Score::Loss } else { Score::Win },
-                kind,
-                Some(side(slot)),
-                crate::record::reason(&detail),
-            ),
-            None => {
-                let outcome = position
-                    .outcome()
-                    .context("the referee ended a game without an outcome")?;
-                let score = Score::from_f64(outcome.score(seat_a))
-                    .context("the referee scored a game other than 0, 1/2 or 1")?;
-                (score, D::termination(&position), None, String::new())
-            }
-        };
+        let forfeit = table
+            .referee(&case, D::explain_illegal, observe)
+            .map(|f| shown(observe, f));
+        let (outcome, termination, reason) = table.verdict(forfeit, first, D::ending)?;
+        let (plies, think) = (table.plies, table.think);
         D::end_extras(&position, seat_a, &mut extras);
         Ok(Record {
             key: *job,
-            outcome: Outcome::Duel(Duel {
-                score_a,
-                first,
-                forfeit,
-            }),
+            outcome,
             termination,
             reason,
             plies,
@@ -371,30 +469,28 @@ impl<D: DuelGame> PreparedDuel<D> {
     }
 }
 
-/// A forfeit by the agent in `slot` (sitting in `seat`): shown to the observer, and
-/// returned as what the record needs.
-fn forfeited<G: Game, F: FnMut(Step<'_, G>)>(
-    observe: &mut F,
-    slot: usize,
-    seat: Seat,
-    kind: Termination,
-    detail: String,
-) -> (usize, Termination, String) {
+/// A forfeit, shown to the observer on its way to the record.
+fn shown<G: Game, F: FnMut(Step<'_, G>)>(observe: &mut F, forfeit: Forfeit) -> Forfeit {
     observe(Step::Forfeit {
-        seat,
-        kind,
-        detail: detail.clone(),
+        seat: forfeit.seat,
+        kind: forfeit.kind,
+        detail: forfeit.detail.clone(),
     });
-    (slot, kind, detail)
+    forfeit
 }
 
 impl<D: DuelGame> Prepared for PreparedDuel<D> {
-    fn time_moves(&mut self, on: bool) {
-        self.timed = on;
+    fn cases(&self) -> Vec<String> {
+        self.cases.iter().map(ToString::to_string).collect()
     }
 
-    fn play(&self, job: &JobKey, external: Option<&Arc<ExternalRuntime>>) -> Result<Record> {
-        if self.timed {
+    fn play(
+        &self,
+        job: &JobKey,
+        external: Option<&Arc<ExternalRuntime>>,
+        timed: bool,
+    ) -> Result<Record> {
+        if timed {
             self.run::<true, _>(job, external, &mut |_| {})
         } else {
             self.run::<false, _>(job, external, &mut |_| {})
@@ -408,8 +504,8 @@ impl<D: DuelGame> Prepared for PreparedDuel<D> {
     ) -> Result<(String, Record)> {
         let (a, b) = self.matchups[usize::from(job.matchup)];
         let case = self.cases[usize::from(job.case)];
-        let (name_a, name_b) = (&self.plan.agents[a].name, &self.plan.agents[b].name);
-        let (_, seat_a) = D::start(case, self.plan.seed, job.pair, job.game);
+        let (name_a, name_b) = (&self.agents[a].name, &self.agents[b].name);
+        let (_, seat_a) = D::start(case, self.seed, job.pair, job.game);
         let name = |seat: Seat| if seat == seat_a { name_a } else { name_b };
         let mut out = format!(
             "game {}: case {case}, pair {}, game {} of the pair; agent a = {name_a} (seat {seat_a}), agent b = {name_b}\n",
@@ -445,5 +541,29 @@ impl<D: DuelGame> Prepared for PreparedDuel<D> {
             );
         }
         Ok((out, record))
+    }
+
+    fn steps(&self, job: &JobKey) -> Result<Shown> {
+        let case = self.cases[usize::from(job.case)];
+        let (_, seat_a) = D::start(case, self.seed, job.pair, job.game);
+        let mut steps = Vec::new();
+        let record = self.run::<false, _>(job, None, &mut |step| {
+            steps.push(match step {
+                Step::Start(p) => ShownStep::Start {
+                    drawing: D::draw(p),
+                },
+                Step::Move { seat, mv, after } => ShownStep::Move {
+                    seat,
+                    mv: mv.to_string(),
+                    drawing: D::draw(after),
+                },
+                Step::Forfeit { seat, kind, detail } => ShownStep::Forfeit { seat, kind, detail },
+            });
+        })?;
+        Ok(Shown {
+            seat_a,
+            steps,
+            record,
+        })
     }
 }

@@ -13,10 +13,11 @@ use std::sync::Arc;
 
 use agents::Spec;
 use anyhow::Result;
+use arena_core::Seat;
 
 use crate::external::ExternalRuntime;
-use crate::plan::Plan;
-use crate::record::{JobKey, Record};
+use crate::record::{JobKey, Record, Termination};
+use crate::setup::Setup;
 
 /// A kind of run Arena knows: its cases, agents, records and tools.
 pub trait Task: Send + Sync {
@@ -26,14 +27,15 @@ pub trait Task: Send + Sync {
     /// The cases a run plays when none are named, and what `all` expands to.
     fn default_cases(&self) -> Vec<String>;
 
-    /// A case in canonical notation (`5, 4` becomes `5,4`), or why it is not one.
-    fn canonical_case(&self, text: &str) -> Result<String>;
-
     /// Seats per game: 2 for two-seat games (played in pairs with the seats exchanged),
     /// 1 for one-seat puzzles (each agent alone, once per seed).
     fn seats(&self) -> u8 {
         2
     }
+
+    /// How its games end by the rules, as `games.csv` writes them (`Termination::Rules`):
+    /// the forfeits are common to every task, these are its own.
+    fn endings(&self) -> &'static [&'static str];
 
     /// Columns this task adds to `games.csv` after the common ones.
     fn extra_columns(&self) -> &'static [&'static str];
@@ -42,8 +44,10 @@ pub trait Task: Send + Sync {
     /// they start).
     fn check_agent(&self, spec: &Spec) -> Result<()>;
 
-    /// The plan's cases parsed once, ready to play jobs.
-    fn prepare(&self, plan: &Plan) -> Result<Box<dyn Prepared>>;
+    /// The setup's cases (as the config writes them) parsed, once, and checked against
+    /// its agents: ready to play jobs. Resolving a plan calls it; the plan holds the
+    /// result.
+    fn prepare(&self, setup: &Setup) -> Result<Box<dyn Prepared>, Refusal>;
 
     /// `arena serve`: a built-in agent over the line protocol on stdin/stdout.
     fn serve(&self, spec: &Spec, seed: u64) -> Result<()>;
@@ -76,12 +80,19 @@ pub trait Task: Send + Sync {
 
 /// A task with a plan's cases parsed: plays and replays jobs. Shared by the workers.
 pub trait Prepared: Send + Sync {
-    /// Measure each decision's wall time into the records (`--timings`). Off by default:
-    /// two clock reads per move would cost fast games a large share of their time.
-    fn time_moves(&mut self, _on: bool) {}
+    /// The cases in canonical notation (`5, 4` becomes `5,4`), in the setup's order.
+    fn cases(&self) -> Vec<String>;
 
-    /// Plays one job to its record. `external` runs the plan's `exec:` agents.
-    fn play(&self, job: &JobKey, external: Option<&Arc<ExternalRuntime>>) -> Result<Record>;
+    /// Plays one job to its record. `external` runs the plan's `exec:` agents. `timed`
+    /// measures each decision's wall time into the record (`--timings`): off unless
+    /// asked, since two clock reads per move would cost fast games a large share of
+    /// their time.
+    fn play(
+        &self,
+        job: &JobKey,
+        external: Option<&Arc<ExternalRuntime>>,
+        timed: bool,
+    ) -> Result<Record>;
 
     /// Plays one job again and draws it move by move (`arena replay`).
     fn replay(
@@ -89,6 +100,50 @@ pub trait Prepared: Send + Sync {
         job: &JobKey,
         external: Option<&Arc<ExternalRuntime>>,
     ) -> Result<(String, Record)>;
+
+    /// Plays one job again (built-in agents only), its steps typed and each position
+    /// drawn: what the report's viewer shows. Tasks without moves have none.
+    fn steps(&self, _job: &JobKey) -> Result<Shown> {
+        anyhow::bail!("this task has no moves to show")
+    }
+}
+
+/// A game played again for the report's viewer ([`Prepared::steps`]).
+pub struct Shown {
+    /// The seat agent A sat in.
+    pub seat_a: Seat,
+    pub steps: Vec<ShownStep>,
+    pub record: Record,
+}
+
+/// One step of a [`Shown`] game.
+pub enum ShownStep {
+    Start {
+        drawing: String,
+    },
+    Move {
+        seat: Seat,
+        mv: String,
+        /// The position after the move.
+        drawing: String,
+    },
+    /// A forfeit: no new position.
+    Forfeit {
+        seat: Seat,
+        kind: Termination,
+        detail: String,
+    },
+}
+
+/// Why a task refuses a plan's setup (`Task::prepare`).
+#[derive(Debug, thiserror::Error)]
+pub enum Refusal {
+    /// Case `index` of the setup, as written, is not one of the task's.
+    #[error("{reason:#}")]
+    Case { index: usize, reason: anyhow::Error },
+    /// The setup as a whole (a solver given a puzzle it does not play).
+    #[error("{0:#}")]
+    Setup(anyhow::Error),
 }
 
 /// Options of `arena solve`.
@@ -133,11 +188,6 @@ pub fn lookup(name: &str) -> Result<&'static dyn Task, UnknownTask> {
         .copied()
         .find(|t| t.name() == name)
         .ok_or_else(|| UnknownTask(name.to_owned()))
-}
-
-/// A plan's task (resolving the plan checked that it exists).
-pub fn of(plan: &Plan) -> &'static dyn Task {
-    lookup(&plan.game).unwrap_or(REGISTRY[0])
 }
 
 /// The names of every task, for help texts and errors.

@@ -14,10 +14,10 @@ use anyhow::{Context, Result};
 use arena_core::AgentError;
 use arena_core::puzzle::{PuzzleKind, line};
 
-use super::{Prepared, Task};
+use super::{Prepared, Refusal, Task};
 use crate::external::ExternalRuntime;
-use crate::plan::Plan;
 use crate::record::{Attempt, Extra, Extras, JobKey, Outcome, Record, Termination};
+use crate::setup::{PlanAgent, Setup};
 
 pub struct PuzzleTask;
 
@@ -27,6 +27,10 @@ pub static PUZZLES: PuzzleTask = PuzzleTask;
 /// optimal (1 or 0; external solvers: 0), the nodes a built-in searched, and the answer
 /// itself as the solver gave it (kept: an external solver's answer cannot be replayed).
 const EXTRA_COLUMNS: &[&str] = &["optimal", "nodes", "answer"];
+
+/// How an attempt ends by the rules: the solver answered (valid or not: the attempt's
+/// score says which).
+pub const ANSWER: &str = "answer";
 
 fn kind(text: &str) -> Result<PuzzleKind> {
     text.trim()
@@ -47,8 +51,8 @@ impl Task for PuzzleTask {
         PuzzleKind::ALL.iter().map(ToString::to_string).collect()
     }
 
-    fn canonical_case(&self, text: &str) -> Result<String> {
-        Ok(kind(text)?.to_string())
+    fn endings(&self) -> &'static [&'static str] {
+        &[ANSWER]
     }
 
     fn extra_columns(&self) -> &'static [&'static str] {
@@ -59,23 +63,25 @@ impl Task for PuzzleTask {
         Ok(registry::check(spec)?)
     }
 
-    fn prepare(&self, plan: &Plan) -> Result<Box<dyn Prepared>> {
-        let kinds = plan
+    fn prepare(&self, setup: &Setup) -> Result<Box<dyn Prepared>, Refusal> {
+        let kinds = setup
             .cases
             .iter()
-            .map(|c| kind(c))
-            .collect::<Result<Vec<_>>>()?;
-        for a in &plan.agents {
+            .enumerate()
+            .map(|(index, c)| kind(c).map_err(|reason| Refusal::Case { index, reason }))
+            .collect::<Result<Vec<_>, _>>()?;
+        for a in &setup.agents {
             if let Some(k) = kinds.iter().find(|&&k| !registry::supports(k, &a.spec)) {
-                anyhow::bail!(
+                return Err(Refusal::Setup(anyhow::anyhow!(
                     "solver {:?} ({}) does not play {k}: give it a run of its own puzzles (cases = \"detrak\")",
                     a.name,
                     a.spec
-                );
+                )));
             }
         }
         Ok(Box::new(PreparedPuzzles {
-            plan: plan.clone(),
+            seed: setup.seed,
+            agents: setup.agents.clone(),
             kinds,
         }))
     }
@@ -101,7 +107,8 @@ impl Task for PuzzleTask {
 }
 
 struct PreparedPuzzles {
-    plan: Plan,
+    seed: u64,
+    agents: Vec<PlanAgent>,
     kinds: Vec<PuzzleKind>,
 }
 
@@ -119,10 +126,10 @@ impl PreparedPuzzles {
         external: Option<&Arc<ExternalRuntime>>,
     ) -> Result<(String, Result<Reply, AgentError>, Duration)> {
         let kind = self.kinds[usize::from(job.case)];
-        let seed = self.plan.seed + u64::from(job.pair);
+        let seed = self.seed + u64::from(job.pair);
         let instance = kind.generate(seed);
         let solver = usize::from(job.matchup);
-        let spec = &self.plan.agents[solver].spec;
+        let spec = &self.agents[solver].spec;
         let began = Instant::now();
         let reply = match spec {
             Spec::Exec { .. } => {
@@ -165,7 +172,7 @@ fn judge(
         Ok(r) => match kind.score(instance, &r.answer) {
             Ok(Ok(score)) => (
                 Some(score),
-                Termination::Answer,
+                Termination::Rules(ANSWER),
                 String::new(),
                 r.optimal,
                 r.nodes,
@@ -204,7 +211,18 @@ fn judge(
 }
 
 impl Prepared for PreparedPuzzles {
-    fn play(&self, job: &JobKey, external: Option<&Arc<ExternalRuntime>>) -> Result<Record> {
+    fn cases(&self) -> Vec<String> {
+        self.kinds.iter().map(ToString::to_string).collect()
+    }
+
+    /// A puzzle attempt's wall time is always measured (`times.csv`): `timed` changes
+    /// nothing.
+    fn play(
+        &self,
+        job: &JobKey,
+        external: Option<&Arc<ExternalRuntime>>,
+        _timed: bool,
+    ) -> Result<Record> {
         let kind = self.kinds[usize::from(job.case)];
         let (instance, reply, elapsed) = self.attempt(job, external)?;
         Ok(judge(job, kind, &instance, &reply, elapsed))
@@ -217,18 +235,30 @@ impl Prepared for PreparedPuzzles {
         job: &JobKey,
         external: Option<&Arc<ExternalRuntime>>,
     ) -> Result<(String, Record)> {
-        let record = self.play(job, external)?;
-        Ok((describe(&self.plan, &record)?, record))
+        let record = self.play(job, external, false)?;
+        let kind = self.kinds[usize::from(job.case)];
+        let text = attempt_text(kind, self.seed, &self.agents, &record);
+        Ok((text, record))
     }
 }
 
 /// `arena replay` of a puzzle attempt: the instance, the answer as recorded, the
 /// referee's verdict and the answer drawn as text.
-pub fn describe(plan: &Plan, record: &Record) -> Result<String> {
+pub fn describe(setup: &Setup, record: &Record) -> Result<String> {
+    let kind = kind(&setup.cases[usize::from(record.key.case)])?;
+    Ok(attempt_text(kind, setup.seed, &setup.agents, record))
+}
+
+/// [`describe`] of an attempt at `kind`, in a run whose first seed is `first_seed`.
+fn attempt_text(
+    kind: PuzzleKind,
+    first_seed: u64,
+    agents: &[PlanAgent],
+    record: &Record,
+) -> String {
     let job = &record.key;
-    let kind = kind(&plan.cases[usize::from(job.case)])?;
-    let seed = plan.seed + u64::from(job.pair);
-    let solver = &plan.agents[usize::from(job.matchup)].name;
+    let seed = first_seed + u64::from(job.pair);
+    let solver = &agents[usize::from(job.matchup)].name;
     let instance = kind.generate(seed);
     let answer = record
         .extras
@@ -252,5 +282,5 @@ pub fn describe(plan: &Plan, record: &Record) -> Result<String> {
         "\ndraw it: arena vis {kind} <instance file> <answer file> (arena gen {kind} --seeds {seed}..{})",
         seed + 1
     );
-    Ok(out)
+    out
 }

@@ -437,22 +437,10 @@ mod tests {
     /// Rows and columns scored the plain way: the runs of `x` in each line of a full
     /// board where `cells` holds `x` (no -5: the table drops it).
     fn runs_of(cells: u32) -> i32 {
-        let line = |bits: [bool; SIZE]| {
-            let (mut total, mut len) = (0, 0);
-            for b in bits.iter().chain(&[false]) {
-                if *b {
-                    len += 1;
-                } else {
-                    total += RUN_SCORE[len];
-                    len = 0;
-                }
-            }
-            total
-        };
         (0..SIZE)
             .map(|i| {
-                line(std::array::from_fn(|j| cells >> (SIZE * i + j) & 1 == 1))
-                    + line(std::array::from_fn(|j| cells >> (SIZE * j + i) & 1 == 1))
+                line_runs(std::array::from_fn(|j| cells >> (SIZE * i + j) & 1 == 1))
+                    + line_runs(std::array::from_fn(|j| cells >> (SIZE * j + i) & 1 == 1))
             })
             .sum()
     }
@@ -465,16 +453,7 @@ mod tests {
         let table = RunTable::get();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
         for _ in 0..300 {
-            let pos = 12 + arena_core::rng::below(&mut rng, 13) as usize;
-            let fixed = (0..pos).fold(0u32, |m, c| {
-                m | u32::from(arena_core::rng::below(&mut rng, 2) == 1) << c
-            });
-            let copies = arena_core::rng::below(&mut rng, (CELLS - pos + 2) as u32) as usize;
-            // The prefix as the search keeps it: one symbol (1) on the fixed cells.
-            let mut prefix = Prefix::default();
-            for c in 0..pos {
-                prefix.push(c, if fixed >> c & 1 == 1 { 1 } else { 2 });
-            }
+            let (pos, fixed, copies, prefix) = random_state(&mut rng);
             let free = CELLS - pos;
             let best = (0..1u32 << free)
                 .filter(|chosen| chosen.count_ones() as usize <= copies)
@@ -493,20 +472,43 @@ mod tests {
 
     /// Twice the runs of the anti-diagonal of a board where `cells` holds the symbol.
     fn diagonal_runs_of(cells: u32) -> i32 {
+        2 * line_runs(DIAGONAL_CELLS.map(|d| cells >> d & 1 == 1))
+    }
+
+    /// The runs of a line whose cells `bits` hold the symbol.
+    fn line_runs(bits: [bool; SIZE]) -> i32 {
         let (mut total, mut len) = (0, 0);
-        for d in DIAGONAL_CELLS
-            .iter()
-            .map(|&d| cells >> d & 1 == 1)
-            .chain([false])
-        {
-            if d {
+        for b in bits.into_iter().chain([false]) {
+            if b {
                 len += 1;
             } else {
                 total += RUN_SCORE[len];
                 len = 0;
             }
         }
-        2 * total
+        total
+    }
+
+    /// A random state of a fill for the brute-force tests: the cursor `pos` (12..25),
+    /// the cells before it that hold the symbol (`fixed`, the others another one), the
+    /// copies left, and the prefix as the search keeps it (symbol 1 on the fixed cells).
+    fn random_state(rng: &mut rand_chacha::ChaCha8Rng) -> (usize, u32, usize, Prefix) {
+        let pos = 12 + arena_core::rng::below(rng, 13) as usize;
+        let fixed = (0..pos).fold(0u32, |m, c| {
+            m | u32::from(arena_core::rng::below(rng, 2) == 1) << c
+        });
+        let copies = arena_core::rng::below(rng, (CELLS - pos + 2) as u32) as usize;
+        (pos, fixed, copies, prefix_of(fixed, pos))
+    }
+
+    /// The prefix of a fill up to `pos` with symbol 1 on the cells of `fixed`, 2 on the
+    /// others.
+    fn prefix_of(fixed: u32, pos: usize) -> Prefix {
+        let mut prefix = Prefix::default();
+        for c in 0..pos {
+            prefix.push(c, if fixed >> c & 1 == 1 { 1 } else { 2 });
+        }
+        prefix
     }
 
     /// The diagonal table against brute force, as above: rows and columns plus twice
@@ -517,15 +519,7 @@ mod tests {
         let penalty = table.diagonal_penalty().unwrap();
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(12);
         for _ in 0..300 {
-            let pos = 12 + arena_core::rng::below(&mut rng, 13) as usize;
-            let fixed = (0..pos).fold(0u32, |m, c| {
-                m | u32::from(arena_core::rng::below(&mut rng, 2) == 1) << c
-            });
-            let copies = arena_core::rng::below(&mut rng, (CELLS - pos + 2) as u32) as usize;
-            let mut prefix = Prefix::default();
-            for c in 0..pos {
-                prefix.push(c, if fixed >> c & 1 == 1 { 1 } else { 2 });
-            }
+            let (pos, fixed, copies, prefix) = random_state(&mut rng);
             let value = |cells: u32, chosen: u32| {
                 runs_of(cells) + diagonal_runs_of(cells)
                     - (0..SIZE)
@@ -556,11 +550,7 @@ mod tests {
 
     /// What the runs still open at `pos` score if nothing more joins them.
     fn open_tail_score(fixed: u32, pos: usize) -> i32 {
-        let mut prefix = Prefix::default();
-        for c in 0..pos {
-            prefix.push(c, if fixed >> c & 1 == 1 { 1 } else { 2 });
-        }
-        let open = prefix.open(1);
+        let open = prefix_of(fixed, pos).open(1);
         open.cols.iter().map(|&l| run(l)).sum::<i32>() + run(open.row)
     }
 }

@@ -33,16 +33,18 @@ use super::cone::{
 };
 use super::slack::{colour_sets, flood, lower_bound};
 use super::table::{CONTEXTS, RefutationTable};
-use super::{greedy, to_move};
+use super::{Deepening, Outcome, Walk, deepen, to_move};
 
 /// The exact solver: proves the fewest moves.
 #[derive(Default)]
 pub struct ConeIda {
     /// Board -> the most moves proven not to clear it, per context.
     refuted: RefutationTable,
-    path: Vec<Move>,
-    nodes: u64,
-    max_nodes: u64,
+    walk: Walk,
+    /// The nodes of the last iteration searched (the beam's widths follow them).
+    last_iteration: u64,
+    /// The beam of this solve ([`super::beam`]).
+    beam: Beam,
 }
 
 /// The fewest moves left at which boards go in the transposition table (below it, a
@@ -59,18 +61,117 @@ const EVERY_MOVE: usize = 0;
 const AFTER_FAR_RIGHT: usize = 1;
 const SKIPPED_AFTER: [u64; CONTEXTS] = [0, LEFT_HALF];
 
-enum Outcome {
-    Found,
-    Refuted,
-    OutOfBudget,
+/// Per colour of a board (index 1..=5): its cells with no neighbour of their colour
+/// (each a cluster of its own), the cluster of its lowest cell where that is known, and
+/// (bit per colour) whether it is one cluster, which gives the bound
+/// (`slack::lower_bound`). A colour with an isolated cell is one cluster only if it is
+/// that cell: no flood needed.
+struct Shapes {
+    lone: [u64; 6],
+    first: [u64; 6],
+    single: u32,
+}
+
+impl Shapes {
+    #[inline]
+    fn of(sets: &[u64; 6]) -> Shapes {
+        let mut shapes = Shapes {
+            lone: [0; 6],
+            first: [0; 6],
+            single: 0,
+        };
+        for (c, &cells) in sets.iter().enumerate().skip(1) {
+            if cells == 0 {
+                continue;
+            }
+            let iso = isolated(cells);
+            let lowest = cells & cells.wrapping_neg();
+            shapes.lone[c] = iso;
+            if iso == 0 {
+                shapes.first[c] = flood(lowest, cells);
+            } else if iso & lowest != 0 {
+                shapes.first[c] = lowest;
+            }
+            shapes.single |= u32::from(shapes.first[c] == cells) << c;
+        }
+        shapes
+    }
+}
+
+/// The clusters a search tries, colour by colour, each colour's lowest cell's first;
+/// with no slack, only the colours that are one cluster (no other move is tried).
+/// Returns them in the first `count` entries.
+#[inline]
+fn clusters_to_try(sets: &[u64; 6], shapes: &Shapes, slack: u32) -> ([Cluster; CELLS], usize) {
+    let mut clusters = [Cluster::default(); CELLS];
+    let mut count = 0;
+    for (colour, &cells) in (0u8..).zip(sets).skip(1) {
+        let c = usize::from(colour);
+        if cells == 0 || slack == 0 && shapes.single >> c & 1 == 0 {
+            continue;
+        }
+        let mut push = |cells| {
+            clusters[count] = Cluster { colour, cells };
+            count += 1;
+        };
+        let lowest = if shapes.first[c] != 0 {
+            shapes.first[c]
+        } else {
+            flood(cells & cells.wrapping_neg(), cells)
+        };
+        push(lowest);
+        let mut iso = shapes.lone[c] & !lowest;
+        let mut rest = cells & !lowest & !iso;
+        while iso != 0 {
+            push(iso & iso.wrapping_neg());
+            iso &= iso - 1;
+        }
+        while rest != 0 {
+            let cluster = flood(rest & rest.wrapping_neg(), cells);
+            push(cluster);
+            rest &= !cluster;
+        }
+    }
+    (clusters, count)
+}
+
+/// The order `clusters` are tried in, left out those `context` skips and those the cone
+/// test refutes (`grouped`, where it runs): larger clusters first, colour-clearing ones
+/// before all; ties by lowest cell. Packed: clears (1 bit), size (6), 63 - lowest cell
+/// (6), cluster index (6); in the first `count` entries.
+#[inline]
+fn move_order(
+    clusters: &[Cluster],
+    sets: &[u64; 6],
+    context: usize,
+    grouped: Option<&Clusters<'_>>,
+) -> ([u32; CELLS], usize) {
+    let mut order = [0u32; CELLS];
+    let mut count = 0;
+    for (index, cluster) in clusters.iter().enumerate() {
+        let clears = cluster.cells == sets[usize::from(cluster.colour)];
+        if cluster.cells & !SKIPPED_AFTER[context] == 0
+            || !clears
+                && grouped
+                    .is_some_and(|grouped| !may_clear_colour_by_colour(grouped, cluster.cells))
+        {
+            continue;
+        }
+        let lowest = cluster.cells.trailing_zeros();
+        order[count] = (u32::from(clears) << 12 | cluster.cells.count_ones() << 6 | (63 - lowest))
+            << 6
+            | index as u32;
+        count += 1;
+    }
+    order[..count].sort_unstable_by(|a, b| b.cmp(a));
+    (order, count)
 }
 
 impl ConeIda {
     /// `context`: what the move that led here lets this board's search skip
     /// ([`SKIPPED_AFTER`]).
     fn search(&mut self, board: Planes, remaining: u32, context: usize) -> Outcome {
-        self.nodes += 1;
-        if self.nodes > self.max_nodes {
+        if !self.walk.enter() {
             return Outcome::OutOfBudget;
         }
         let sets = board.colour_sets();
@@ -86,29 +187,8 @@ impl ConeIda {
         let in_table = remaining >= TABLE_DEPTH;
         let early = in_table && colours < remaining;
         let stored = if early { self.refuted.get(board) } else { None };
-        // Per colour: its cells with no neighbour of their colour (each a cluster of its
-        // own), the cluster of its lowest cell where that is known, and whether it is
-        // one cluster, which gives the bound (`slack::lower_bound`). A colour with an
-        // isolated cell is one cluster only if it is that cell: no flood needed.
-        let mut lone = [0u64; 6];
-        let mut first = [0u64; 6];
-        let mut single = 0u32;
-        for c in 1..6 {
-            let cells = sets[c];
-            if cells == 0 {
-                continue;
-            }
-            let iso = isolated(cells);
-            let lowest = cells & cells.wrapping_neg();
-            lone[c] = iso;
-            if iso == 0 {
-                first[c] = flood(lowest, cells);
-            } else if iso & lowest != 0 {
-                first[c] = lowest;
-            }
-            single |= u32::from(first[c] == cells) << c;
-        }
-        if colours == remaining && single == 0 {
+        let shapes = Shapes::of(&sets);
+        if colours == remaining && shapes.single == 0 {
             return Outcome::Refuted;
         }
         let slack = remaining - colours;
@@ -121,70 +201,21 @@ impl ConeIda {
         if stored.is_some_and(|r| r[..=context].iter().any(|&r| u32::from(r) >= remaining)) {
             return Outcome::Refuted;
         }
-        // The clusters, colour by colour, each colour's lowest cell's first; with no
-        // slack, only the colours that are one cluster (no other move is tried).
-        let mut clusters = [Cluster::default(); CELLS];
-        let mut count = 0;
-        for (colour, &cells) in (0u8..).zip(&sets).skip(1) {
-            let c = usize::from(colour);
-            if cells == 0 || slack == 0 && single >> c & 1 == 0 {
-                continue;
-            }
-            let mut push = |cells| {
-                clusters[count] = Cluster { colour, cells };
-                count += 1;
-            };
-            let lowest = if first[c] != 0 {
-                first[c]
-            } else {
-                flood(cells & cells.wrapping_neg(), cells)
-            };
-            push(lowest);
-            let mut iso = lone[c] & !lowest;
-            let mut rest = cells & !lowest & !iso;
-            while iso != 0 {
-                push(iso & iso.wrapping_neg());
-                iso &= iso - 1;
-            }
-            while rest != 0 {
-                let cluster = flood(rest & rest.wrapping_neg(), cells);
-                push(cluster);
-                rest &= !cluster;
-            }
-        }
+        let (clusters, count) = clusters_to_try(&sets, &shapes, slack);
         let clusters = &clusters[..count];
         let settled = is_settled(board.occupied());
         // The cone test runs only for children left with no slack: at slack 1, those of
         // moves that do not clear their colour (at slack 0, the few moves tried meet
         // the bound at the child instead).
         let grouped = (settled && slack == 1).then(|| Clusters::new(clusters));
-        // Larger clusters first, colour-clearing ones before all; ties by lowest cell.
-        // Packed: clears (1 bit), size (6), 63 - lowest cell (6), cluster index (6).
-        let mut order = [0u32; CELLS];
-        let mut count = 0;
-        for (index, cluster) in clusters.iter().enumerate() {
-            let clears = cluster.cells == sets[usize::from(cluster.colour)];
-            if cluster.cells & !SKIPPED_AFTER[context] == 0
-                || !clears
-                    && grouped
-                        .as_ref()
-                        .is_some_and(|grouped| !may_clear_colour_by_colour(grouped, cluster.cells))
-            {
-                continue;
-            }
-            let lowest = cluster.cells.trailing_zeros();
-            order[count] =
-                (u32::from(clears) << 12 | cluster.cells.count_ones() << 6 | (63 - lowest)) << 6
-                    | index as u32;
-            count += 1;
-        }
-        let order = &mut order[..count];
-        order.sort_unstable_by(|a, b| b.cmp(a));
-        for &packed in order.iter() {
+        let (order, count) = move_order(clusters, &sets, context, grouped.as_ref());
+        for &packed in &order[..count] {
             let cluster = clusters[(packed & 63) as usize].cells;
             let mut next = board;
             next.remove(cluster);
-            self.path.push(to_move(cluster.trailing_zeros() as usize));
+            self.walk
+                .path
+                .push(to_move(cluster.trailing_zeros() as usize));
             let next_context = if settled && cluster & !FAR_RIGHT == 0 {
                 AFTER_FAR_RIGHT
             } else {
@@ -192,7 +223,7 @@ impl ConeIda {
             };
             match self.search(next, remaining - 1, next_context) {
                 Outcome::Refuted => {
-                    self.path.pop();
+                    self.walk.path.pop();
                 }
                 other => return other,
             }
@@ -216,59 +247,46 @@ const BEAM_MAX: u64 = 2048;
 /// The beam's width for an answer shorter than the greedy one, when out of budget.
 const BEAM_FALLBACK: usize = 1024;
 
+impl Deepening for ConeIda {
+    fn walk(&mut self) -> &mut Walk {
+        &mut self.walk
+    }
+
+    /// Beams first, as wide as the iteration before allows; then the search.
+    fn iterate(&mut self, instance: &Board, bound: u32) -> Outcome {
+        let mut width = BEAM_FIRST;
+        while width <= (self.last_iteration / BEAM_PER_NODE).min(BEAM_MAX) {
+            let (found, boards) = self.beam.run(instance, width as usize, bound);
+            self.walk.nodes += boards;
+            if let Some(moves) = found {
+                self.walk.path = moves;
+                return Outcome::Found;
+            }
+            width *= 2;
+        }
+        let before = self.walk.nodes;
+        let outcome = self.search(Planes::from_board(instance), bound, EVERY_MOVE);
+        if let Outcome::Refuted = outcome {
+            self.last_iteration = self.walk.nodes - before;
+        }
+        outcome
+    }
+
+    /// The shorter of the greedy answer and a beam's.
+    fn past_budget(&mut self, instance: &Board, greedy: Vec<Move>) -> Vec<Move> {
+        let target = greedy.len() as u32 - 1;
+        let (found, boards) = self.beam.run(instance, BEAM_FALLBACK, target);
+        self.walk.nodes += boards;
+        found.unwrap_or(greedy)
+    }
+}
+
 impl Solver<Dust> for ConeIda {
     fn solve(&mut self, instance: &Board, max_nodes: u64) -> Option<Solved<Answer>> {
         self.refuted.clear();
-        self.nodes = 0;
-        self.max_nodes = max_nodes;
-        let fallback = greedy(instance);
-        let mut beam = Beam::default();
-        let mut bound = lower_bound(&colour_sets(instance));
-        let mut last_iteration = 0;
-        let proven = |moves: Vec<Move>, nodes| Solved {
-            score: moves.len() as i64,
-            answer: Answer { moves },
-            optimal: true,
-            nodes,
-        };
-        while (bound as usize) < fallback.len() {
-            // Every answer shorter than `bound` is refuted: one of `bound` moves is
-            // optimal, however found.
-            let mut width = BEAM_FIRST;
-            while width <= (last_iteration / BEAM_PER_NODE).min(BEAM_MAX) {
-                let (found, boards) = beam.run(instance, width as usize, bound);
-                self.nodes += boards;
-                if let Some(moves) = found {
-                    return Some(proven(moves, self.nodes));
-                }
-                width *= 2;
-            }
-            let before = self.nodes;
-            self.path.clear();
-            match self.search(Planes::from_board(instance), bound, EVERY_MOVE) {
-                Outcome::Found => {
-                    let moves = std::mem::take(&mut self.path);
-                    return Some(proven(moves, self.nodes));
-                }
-                Outcome::Refuted => {
-                    last_iteration = self.nodes - before;
-                    bound += 1;
-                }
-                Outcome::OutOfBudget => {
-                    // Past the budget: the shorter of the greedy answer and a beam's.
-                    let target = fallback.len() as u32 - 1;
-                    let (found, boards) = beam.run(instance, BEAM_FALLBACK, target);
-                    let moves = found.unwrap_or(fallback);
-                    return Some(Solved {
-                        score: moves.len() as i64,
-                        answer: Answer { moves },
-                        optimal: false,
-                        nodes: self.nodes + boards,
-                    });
-                }
-            }
-        }
-        // Every answer shorter than the greedy one is refuted.
-        Some(proven(fallback, self.nodes))
+        self.walk.start(max_nodes);
+        self.last_iteration = 0;
+        self.beam = Beam::default();
+        Some(deepen(self, instance, lower_bound(&colour_sets(instance))))
     }
 }

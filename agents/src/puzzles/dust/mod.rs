@@ -22,15 +22,81 @@ use super::{FoldMap, Solved, Solver};
 pub struct Ida {
     /// Board -> moves proven insufficient to clear it.
     refuted: FoldMap<(u128, u32), u8>,
+    walk: Walk,
+}
+
+/// How a search below a bound ended.
+enum Outcome {
+    Found,
+    Refuted,
+    OutOfBudget,
+}
+
+/// What every IDA* here keeps while it searches: the moves down to the current board
+/// and the nodes counted against the budget.
+#[derive(Default)]
+struct Walk {
     path: Vec<Move>,
     nodes: u64,
     max_nodes: u64,
 }
 
-enum Outcome {
-    Found,
-    Refuted,
-    OutOfBudget,
+impl Walk {
+    fn start(&mut self, max_nodes: u64) {
+        self.path.clear();
+        self.nodes = 0;
+        self.max_nodes = max_nodes;
+    }
+
+    /// Counts a node: `false` once past the budget.
+    #[inline]
+    fn enter(&mut self) -> bool {
+        self.nodes += 1;
+        self.nodes <= self.max_nodes
+    }
+}
+
+/// An IDA* over Dust boards, as [`deepen`] drives it.
+trait Deepening {
+    fn walk(&mut self) -> &mut Walk;
+
+    /// Searches for an answer of at most `bound` moves, every shorter one being refuted
+    /// (so one found is optimal), from an empty path; on [`Outcome::Found`] the walk's
+    /// path holds it.
+    fn iterate(&mut self, instance: &Board, bound: u32) -> Outcome;
+
+    /// The answer to give when the budget runs out, `greedy` being the greedy one.
+    fn past_budget(&mut self, _instance: &Board, greedy: Vec<Move>) -> Vec<Move> {
+        greedy
+    }
+}
+
+/// The deepening loop the solvers share: iterations from `bound` up, while shorter than
+/// the greedy answer; past the budget, the solver's fallback answer, not proven.
+fn deepen(solver: &mut impl Deepening, instance: &Board, mut bound: u32) -> Solved<Answer> {
+    let greedy = greedy(instance);
+    let solved = |moves: Vec<Move>, optimal, nodes| Solved {
+        score: moves.len() as i64,
+        answer: Answer { moves },
+        optimal,
+        nodes,
+    };
+    while (bound as usize) < greedy.len() {
+        solver.walk().path.clear();
+        match solver.iterate(instance, bound) {
+            Outcome::Found => {
+                let walk = solver.walk();
+                return solved(std::mem::take(&mut walk.path), true, walk.nodes);
+            }
+            Outcome::Refuted => bound += 1,
+            Outcome::OutOfBudget => {
+                let moves = solver.past_budget(instance, greedy);
+                return solved(moves, false, solver.walk().nodes);
+            }
+        }
+    }
+    // Every answer shorter than the greedy one is refuted: it is optimal.
+    solved(greedy, true, solver.walk().nodes)
 }
 
 pub(super) fn key(board: &Board) -> (u128, u32) {
@@ -73,8 +139,7 @@ pub fn greedy(board: &Board) -> Vec<Move> {
 
 impl Ida {
     fn search(&mut self, board: &Board, remaining: u32) -> Outcome {
-        self.nodes += 1;
-        if self.nodes > self.max_nodes {
+        if !self.walk.enter() {
             return Outcome::OutOfBudget;
         }
         if board.is_clear() {
@@ -102,10 +167,10 @@ impl Ida {
             .collect();
         children.sort_by_key(|&(size, cell, _)| (std::cmp::Reverse(size), cell));
         for (_, cell, next) in children {
-            self.path.push(to_move(cell));
+            self.walk.path.push(to_move(cell));
             match self.search(&next, remaining - 1) {
                 Outcome::Refuted => {
-                    self.path.pop();
+                    self.walk.path.pop();
                 }
                 other => return other,
             }
@@ -116,46 +181,21 @@ impl Ida {
     }
 }
 
+impl Deepening for Ida {
+    fn walk(&mut self) -> &mut Walk {
+        &mut self.walk
+    }
+
+    fn iterate(&mut self, instance: &Board, bound: u32) -> Outcome {
+        self.search(instance, bound)
+    }
+}
+
 impl Solver<Dust> for Ida {
     fn solve(&mut self, instance: &Board, max_nodes: u64) -> Option<Solved<Answer>> {
         self.refuted.clear();
-        self.nodes = 0;
-        self.max_nodes = max_nodes;
-        let fallback = greedy(instance);
-        let mut bound = lower_bound(instance);
-        loop {
-            if bound as usize >= fallback.len() {
-                break;
-            }
-            self.path.clear();
-            match self.search(instance, bound) {
-                Outcome::Found => {
-                    let moves = std::mem::take(&mut self.path);
-                    return Some(Solved {
-                        score: moves.len() as i64,
-                        answer: Answer { moves },
-                        optimal: true,
-                        nodes: self.nodes,
-                    });
-                }
-                Outcome::Refuted => bound += 1,
-                Outcome::OutOfBudget => {
-                    return Some(Solved {
-                        score: fallback.len() as i64,
-                        answer: Answer { moves: fallback },
-                        optimal: false,
-                        nodes: self.nodes,
-                    });
-                }
-            }
-        }
-        // Every shorter answer is refuted: the greedy one is optimal.
-        Some(Solved {
-            score: fallback.len() as i64,
-            answer: Answer { moves: fallback },
-            optimal: true,
-            nodes: self.nodes,
-        })
+        self.walk.start(max_nodes);
+        Some(deepen(self, instance, lower_bound(instance)))
     }
 }
 

@@ -9,10 +9,10 @@
 //! Clusters are found with bit sets per colour. A transposition table keeps, per board,
 //! the most moves proven not to clear it.
 
-use arena_core::puzzle::dust::{Answer, Board, CELLS, Dust, HEIGHT, Move, WIDTH};
+use arena_core::puzzle::dust::{Answer, Board, CELLS, Dust, HEIGHT, WIDTH};
 
 use super::super::{FoldMap, Solved, Solver};
-use super::{greedy, key, to_move};
+use super::{Deepening, Outcome, Walk, deepen, key, to_move};
 
 /// Cells not in column 0 / not in column 7.
 pub(super) const NOT_LEFT: u64 = !0x0101_0101_0101 & ALL;
@@ -103,21 +103,12 @@ pub(super) const TABLE_DEPTH: u32 = 3;
 #[derive(Default)]
 pub struct SlackIda {
     refuted: FoldMap<(u128, u32), u8>,
-    path: Vec<Move>,
-    nodes: u64,
-    max_nodes: u64,
-}
-
-enum Outcome {
-    Found,
-    Refuted,
-    OutOfBudget,
+    walk: Walk,
 }
 
 impl SlackIda {
     fn search(&mut self, board: &Board, remaining: u32) -> Outcome {
-        self.nodes += 1;
-        if self.nodes > self.max_nodes {
+        if !self.walk.enter() {
             return Outcome::OutOfBudget;
         }
         let sets = colour_sets(board);
@@ -161,10 +152,10 @@ impl SlackIda {
         for &(_, _, cell, cluster) in moves.iter() {
             let mut next = *board;
             remove_and_settle(&mut next, cluster);
-            self.path.push(to_move(cell));
+            self.walk.path.push(to_move(cell));
             match self.search(&next, remaining - 1) {
                 Outcome::Refuted => {
-                    self.path.pop();
+                    self.walk.path.pop();
                 }
                 other => return other,
             }
@@ -177,43 +168,21 @@ impl SlackIda {
     }
 }
 
+impl Deepening for SlackIda {
+    fn walk(&mut self) -> &mut Walk {
+        &mut self.walk
+    }
+
+    fn iterate(&mut self, instance: &Board, bound: u32) -> Outcome {
+        self.search(instance, bound)
+    }
+}
+
 impl Solver<Dust> for SlackIda {
     fn solve(&mut self, instance: &Board, max_nodes: u64) -> Option<Solved<Answer>> {
         self.refuted.clear();
-        self.nodes = 0;
-        self.max_nodes = max_nodes;
-        let fallback = greedy(instance);
-        let mut bound = lower_bound(&colour_sets(instance));
-        while (bound as usize) < fallback.len() {
-            self.path.clear();
-            match self.search(instance, bound) {
-                Outcome::Found => {
-                    let moves = std::mem::take(&mut self.path);
-                    return Some(Solved {
-                        score: moves.len() as i64,
-                        answer: Answer { moves },
-                        optimal: true,
-                        nodes: self.nodes,
-                    });
-                }
-                Outcome::Refuted => bound += 1,
-                Outcome::OutOfBudget => {
-                    return Some(Solved {
-                        score: fallback.len() as i64,
-                        answer: Answer { moves: fallback },
-                        optimal: false,
-                        nodes: self.nodes,
-                    });
-                }
-            }
-        }
-        // Every shorter answer is refuted: the greedy one is optimal.
-        Some(Solved {
-            score: fallback.len() as i64,
-            answer: Answer { moves: fallback },
-            optimal: true,
-            nodes: self.nodes,
-        })
+        self.walk.start(max_nodes);
+        Some(deepen(self, instance, lower_bound(&colour_sets(instance))))
     }
 }
 

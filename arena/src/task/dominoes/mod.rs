@@ -11,9 +11,14 @@ use arena_core::{Agent, Game, Seat};
 
 use super::duel::{DuelGame, DuelTask};
 use super::{SolveOptions, Solved};
-use crate::record::{Extra, Extras, Termination};
+use crate::record::{Extra, Extras};
 
 pub struct DominoesGame;
+
+/// A hand emptied (D12).
+const DOMINO: &str = "domino";
+/// Two passes in a row (D13).
+const BLOCKED: &str = "blocked";
 
 pub static DOMINOES: DuelTask<DominoesGame> = DuelTask::new();
 
@@ -22,6 +27,7 @@ impl DuelGame for DominoesGame {
     const NAME: &'static str = "dominoes";
     const FAMILY: Family = Family::Dominoes;
     const EXTRA_COLUMNS: &'static [&'static str] = &["start", "stock_left", "pips_a", "pips_b"];
+    const ENDINGS: &'static [&'static str] = &[DOMINO, BLOCKED];
 
     fn default_cases() -> Vec<Case> {
         Case::all().collect()
@@ -65,11 +71,11 @@ impl DuelGame for DominoesGame {
         start.starter().0
     }
 
-    fn termination(end: &Dominoes) -> Termination {
+    fn ending(end: &Dominoes) -> &'static str {
         match end.end_reason() {
-            Some(EndReason::Domino) => Termination::Domino,
+            Some(EndReason::Domino) => DOMINO,
             // The engine only asks once the game is over.
-            Some(EndReason::Blocked) | None => Termination::Blocked,
+            Some(EndReason::Blocked) | None => BLOCKED,
         }
     }
 

@@ -15,9 +15,14 @@ use arena_core::{Agent, Game, Seat};
 
 use super::duel::{DuelGame, DuelTask};
 use super::{BookOptions, SolveOptions, Solved};
-use crate::record::{Extra, Extras, Termination};
+use crate::record::{Extra, Extras};
 
 pub struct QuartoGame;
+
+/// A line of four sharing an attribute.
+const LINE: &str = "line";
+/// The board filled with no line (a draw).
+const FULL: &str = "full";
 
 pub static QUARTO: DuelTask<QuartoGame> = DuelTask::new();
 
@@ -32,6 +37,7 @@ impl DuelGame for QuartoGame {
     const NAME: &'static str = "quarto";
     const FAMILY: Family = Family::Quarto;
     const EXTRA_COLUMNS: &'static [&'static str] = &["start"];
+    const ENDINGS: &'static [&'static str] = &[LINE, FULL];
 
     fn default_cases() -> Vec<Case> {
         Case::DEFAULTS.to_vec()
@@ -59,11 +65,11 @@ impl DuelGame for QuartoGame {
         start.to_move()
     }
 
-    fn termination(end: &Quarto) -> Termination {
+    fn ending(end: &Quarto) -> &'static str {
         match end.ending() {
-            Some(Ending::Line(_)) => Termination::Line,
+            Some(Ending::Line(_)) => LINE,
             // The engine only asks once the game is over.
-            Some(Ending::Full) | None => Termination::Full,
+            Some(Ending::Full) | None => FULL,
         }
     }
 

@@ -14,8 +14,8 @@
 //! (Plain `g % K` gave shard `i` of `K` only the cases `≡ i (mod K)` whenever `K`
 //! divided `R`: whole cases, and shards whose costs differed threefold.)
 
-use crate::plan::Plan;
 use crate::record::JobKey;
+use crate::setup::Setup;
 
 /// The shape of a run: how many matchups, cases and pairs per case.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,16 +83,18 @@ impl Shard {
 }
 
 impl Schedule {
-    /// A plan's schedule.
-    pub fn of(plan: &Plan) -> Schedule {
-        let seats = plan.seats;
+    /// The schedule of a plan's setup. Built once, when the plan is resolved: the plan
+    /// holds it (`Plan::schedule`).
+    pub fn of(setup: &Setup) -> Schedule {
+        let seats = setup.seats;
         Schedule {
-            matchups: plan.matchups().len() as u16,
-            cases: plan.cases.len() as u16,
-            pairs_per_case: plan.games_per_case / u32::from(seats),
+            matchups: setup.matchups().len() as u16,
+            cases: setup.cases.len() as u16,
+            pairs_per_case: setup.games_per_case / u32::from(seats),
             games_per_pair: seats,
         }
     }
+
     fn per_pair(&self) -> u64 {
         u64::from(self.games_per_pair)
     }
