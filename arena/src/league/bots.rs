@@ -147,7 +147,7 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
 
 /// Runs `cmd` with `sh -c` in `folder` (the bot's copy), under a time limit and the
 /// league's memory limit; returns whether it succeeded and its output.
-fn run_build(cmd: &str, folder: &Path, limits: &crate::external::Limits) -> Result<(bool, String)> {
+fn run_build(cmd: &str, folder: &Path, limits: &crate::setup::Limits) -> Result<(bool, String)> {
     let memory = limits.memory_mb.saturating_mul(1024);
     // ulimit -v caps the build's address space as the sandbox caps the bot's.
     let script = format!("ulimit -v {memory} 2>/dev/null; exec sh -c \"$1\"");

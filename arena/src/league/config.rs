@@ -5,8 +5,8 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
 use crate::config::{AgentEntry, Cases, Config, NamedAgent, SeedChoice};
-use crate::external::Limits;
 use crate::plan::{Plan, SprtConfig};
+use crate::setup::Limits;
 
 /// The league's config.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -68,8 +68,8 @@ impl LeagueConfig {
             bail!("a league plays two-seat games (dominoes, quarto), not {game}");
         }
         Ok(LeagueConfig {
-            game: plan.game,
-            cases: plan.cases,
+            game: plan.task.name().to_owned(),
+            cases: plan.cases.clone(),
             seed: plan.seed,
             sprt,
             limits: Limits::default(),

@@ -28,7 +28,7 @@ pub struct Job {
 /// A pair of bots, ready to play: its match's plan, prepared, and the row codec.
 pub struct PairPlayer {
     pub plan: Plan,
-    prepared: Box<dyn Prepared>,
+    prepared: Arc<dyn Prepared>,
     codec: Codec,
     /// Each case as a `games.csv` cell.
     case_cells: Vec<String>,
@@ -42,7 +42,7 @@ impl PairPlayer {
             [a.spec.as_str(), b.spec.as_str()],
             ENDLESS_GAMES_PER_CASE,
         )?;
-        let prepared = crate::task::of(&plan).prepare(&plan)?;
+        let prepared = plan.prepared.clone();
         let codec = Codec::new(&plan);
         let case_cells = plan.cases.iter().map(|c| csv_cell(c)).collect();
         let exec = plan
@@ -76,7 +76,7 @@ impl PairPlayer {
         let mut line = Vec::with_capacity(160);
         for seat in 0..2u8 {
             let key = self.key(job.g, seat);
-            let record = self.prepared.play(&key, external)?;
+            let record = self.prepared.play(&key, external, false)?;
             let Outcome::Duel(duel) = record.outcome else {
                 bail!("a league plays two-seat games");
             };
@@ -194,7 +194,7 @@ pub fn play_batch(
             .context("starting the runtime for external bots")?;
         crate::sandbox::report::announce(
             rt.enforcement(),
-            &player.plan.limits.policy(Vec::new()),
+            &crate::external::policy(&player.plan.limits, Vec::new()),
             player.plan.seed,
             |_| Ok(()),
         )?;

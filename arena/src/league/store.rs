@@ -543,7 +543,7 @@ impl Store {
                 ])?;
             }
         }
-        crate::rundir::fault::point("league-commit");
+        crate::runfile::fault::point("league-commit");
         tx.commit()?;
         Ok(())
     }
