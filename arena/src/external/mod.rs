@@ -23,7 +23,7 @@ use self::process::{Process, Sandboxed};
 use crate::sandbox::Policy;
 use crate::setup::{Limits, SandboxMode};
 
-pub use self::process::{absolutize, label};
+pub use self::process::{absolutize, label, rewrite_paths};
 
 /// The sandbox `limits` build around a bot that may read `read`: the adapter turns the
 /// plan's `[limits]` into the sandbox's terms (the sandbox knows no plan).

@@ -62,28 +62,41 @@ fn shell_line(command: &str, memory_mb: Option<u64>) -> String {
 /// a file. `arena serve ...` run from the repository root keeps `arena` (the `arena/`
 /// folder there is not a program), and no token becomes a directory for the shell to run.
 pub fn absolutize(command: &str) -> String {
+    rewrite_paths(command, |token, path| {
+        Ok::<_, std::convert::Infallible>(
+            std::fs::canonicalize(path)
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|_| token.to_owned()),
+        )
+    })
+    .unwrap_or_else(|never| match never {})
+}
+
+/// Rewrites, with `f`, each token of `command` that names an existing file or folder by a
+/// relative path (the program word only when it holds a `/` and names a file, as `sh`
+/// finds programs); options and other tokens stay as they are.
+pub fn rewrite_paths<E>(
+    command: &str,
+    mut f: impl FnMut(&str, &Path) -> Result<String, E>,
+) -> Result<String, E> {
     let mut before_program = true;
-    command
-        .split(' ')
-        .map(|token| {
-            let path = Path::new(token);
-            let program = before_program && !token.is_empty();
-            before_program &= token.is_empty();
-            let names_a_path = if program {
-                token.contains('/') && path.is_file()
-            } else {
-                path.exists()
-            };
-            if !token.is_empty() && !token.starts_with('-') && path.is_relative() && names_a_path {
-                std::fs::canonicalize(path)
-                    .map(|p| p.display().to_string())
-                    .unwrap_or_else(|_| token.to_owned())
-            } else {
-                token.to_owned()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    let mut out = Vec::new();
+    for token in command.split(' ') {
+        let path = Path::new(token);
+        let program = before_program && !token.is_empty();
+        before_program &= token.is_empty();
+        let names_a_path = if program {
+            token.contains('/') && path.is_file()
+        } else {
+            path.exists()
+        };
+        if !token.is_empty() && !token.starts_with('-') && path.is_relative() && names_a_path {
+            out.push(f(token, path)?);
+        } else {
+            out.push(token.to_owned());
+        }
+    }
+    Ok(out.join(" "))
 }
 
 /// How one process is started, beside its command and limits.

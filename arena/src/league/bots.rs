@@ -103,33 +103,19 @@ pub fn add(
 
 /// Copies every file or folder a relative path of `command` names into `folder`, and
 /// returns the spec with those paths pointing at the copies. Absolute paths (a system
-/// interpreter) stay as they are. Tokens are split as `external::absolutize` splits them.
+/// interpreter) stay as they are. Tokens are the ones `external::absolutize` rewrites (`rewrite_paths`).
 fn copy_program(command: &str, folder: &Path) -> Result<String> {
     std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
     let folder = std::path::absolute(folder)?;
-    let mut before_program = true;
-    let mut out = Vec::new();
-    for token in command.split(' ') {
-        let path = Path::new(token);
-        let program = before_program && !token.is_empty();
-        before_program &= token.is_empty();
-        let names_a_path = if program {
-            token.contains('/') && path.is_file()
-        } else {
-            path.exists()
-        };
-        if token.is_empty() || token.starts_with('-') || !path.is_relative() || !names_a_path {
-            out.push(token.to_owned());
-            continue;
-        }
+    let rewritten = crate::external::rewrite_paths(command, |token, path| {
         let base = path
             .file_name()
             .map_or_else(|| PathBuf::from("program"), PathBuf::from);
         let target = folder.join(&base);
         copy_tree(path, &target).with_context(|| format!("copying {token}"))?;
-        out.push(target.display().to_string());
-    }
-    Ok(format!("exec:{}", out.join(" ")))
+        Ok::<_, anyhow::Error>(target.display().to_string())
+    })?;
+    Ok(format!("exec:{rewritten}"))
 }
 
 fn copy_tree(from: &Path, to: &Path) -> Result<()> {
