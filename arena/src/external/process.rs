@@ -247,13 +247,31 @@ impl Process {
                     "output it was not asked for, before this call: {text:?}"
                 )));
             }
+            let write = async {
+                self.stdin.write_all(text.as_bytes()).await?;
+                self.stdin.flush().await
+            };
+            let mut write = std::pin::pin!(write);
+            // The call goes into the pipe while the bot is still frozen (a call fits the
+            // pipe's buffer, so this write does not wait): thawed, the bot finds it at
+            // once, instead of waking from the freezer only to sleep again on an empty
+            // pipe until the call comes. A write that would wait goes on after the thaw.
+            let written = std::future::poll_fn(|cx| {
+                std::task::Poll::Ready(match write.as_mut().poll(cx) {
+                    std::task::Poll::Ready(done) => Some(done),
+                    std::task::Poll::Pending => None,
+                })
+            })
+            .await;
             if let Some(cgroup) = &self.cgroup {
                 cgroup.thaw();
             }
             let started = Instant::now();
             let write = async {
-                self.stdin.write_all(text.as_bytes()).await?;
-                self.stdin.flush().await
+                match written {
+                    Some(done) => done,
+                    None => write.as_mut().await,
+                }
             };
             match tokio::time::timeout(cap, write).await {
                 Err(_) => {

@@ -31,6 +31,8 @@ pub fn run(args: SandboxArgs) -> Result<()> {
     let Some((program, rest)) = args.command.split_first() else {
         bail!("__sandbox needs a command after --");
     };
+    // The bot must not inherit the arena's cgroup file (it could leave its cgroups).
+    let leave_freezer = args.leave_freezer_fd.and_then(own_fd);
     let workdir = match setup(&args) {
         Ok(dir) => dir,
         Err(e) => {
@@ -47,6 +49,11 @@ pub fn run(args: SandboxArgs) -> Result<()> {
     // The pipes are the bot's alone: a bot that closes its stdout is seen as gone at
     // once, not after its call's time runs out.
     release_pipes(&null);
+    // Born in the freezer's cgroup, the bot stays there; this stage leaves it, so a
+    // freeze and a thaw wake the bot's processes only, not this one waiting for them.
+    if let Some(mut procs) = leave_freezer {
+        let _ = std::io::Write::write_all(&mut procs, b"0");
+    }
     let bot = Pid::from_raw(i32::try_from(bot.id()).context("pid")?);
     loop {
         match wait() {
@@ -58,6 +65,17 @@ pub fn run(args: SandboxArgs) -> Result<()> {
             Err(e) => bail!("waiting for the bot: {e}"),
         }
     }
+}
+
+/// Reopens the inherited fd `fd` as a file closed on exec, and closes `fd`.
+fn own_fd(fd: i32) -> Option<std::fs::File> {
+    // The host's /proc still shows this process here, before the view is built.
+    let file = std::fs::File::options()
+        .write(true)
+        .open(format!("/proc/self/fd/{fd}"))
+        .ok();
+    let _ = nix::unistd::close(fd);
+    file
 }
 
 /// Every layer the inner stage applies, in order; the bot's working folder.

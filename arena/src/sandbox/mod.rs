@@ -247,6 +247,10 @@ pub struct SandboxArgs {
     /// Internal: the user namespace maps an unprivileged user for the bot (1000 inside).
     #[arg(long, hide = true)]
     pub mapped: bool,
+    /// Internal: an fd (inherited from the outer stage) open on the `cgroup.procs` of
+    /// the arena's freezer cgroup, which the inner stage joins once the bot has started.
+    #[arg(long, hide = true)]
+    pub leave_freezer_fd: Option<i32>,
     /// Internal: report, as one JSON line, what this process observes of its sandbox.
     #[arg(long, hide = true)]
     pub observe: bool,

@@ -267,12 +267,18 @@ fn probe_in(exe: &Path, policy: &Policy, run_dir: &Path, workdir: &Path) -> Resu
         cgroup.thaw();
         seen
     };
-    // The inner stage, pid 1 of the probe's namespace, holds every cgroup of the set
-    // (the outer stage leaves the freezer's once it has started it).
-    let inner = std::fs::read_to_string(format!("/proc/{outer}/task/{outer}/children"))
-        .ok()
-        .and_then(|c| c.split_whitespace().next()?.parse().ok());
-    let inside = inner.is_some_and(|pid| cgroup.holds(pid));
+    // The observer, the inner stage's child as a bot is, holds every cgroup of the set
+    // (the outer and the inner stage leave the freezer's once they have started it).
+    let child_of = |pid: u32| -> Option<u32> {
+        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+            .ok()?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    };
+    let observer = child_of(outer).and_then(child_of);
+    let inside = observer.is_some_and(|pid| cgroup.holds(pid));
     let held = |layer: Layer| inside && cgroup.layers().contains(&layer);
     drop(child.stdin.take());
     let _ = child.wait();

@@ -4,12 +4,14 @@
 //! process, and killing it kills the namespace (the inner stage dies with its parent,
 //! and every process of a PID namespace dies with its pid 1).
 
+use std::os::fd::AsRawFd;
 use std::os::unix::process::ExitStatusExt;
 use std::path::Path;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use nix::fcntl::{FcntlArg, FdFlag, fcntl};
 use nix::sched::{CloneFlags, unshare};
 use nix::sys::prctl::set_pdeathsig;
 use nix::sys::resource::{Resource, setrlimit};
@@ -170,6 +172,14 @@ fn setup(args: &SandboxArgs) -> Result<(Command, Option<std::fs::File>)> {
     }
     if args.network {
         inner.arg("--network");
+    }
+    if let Some(procs) = &leave_freezer {
+        // The inner stage leaves too, once the bot runs: a file it inherits, as it
+        // cannot open one inside its view.
+        let fd = procs.as_raw_fd();
+        fcntl(procs, FcntlArg::F_SETFD(FdFlag::empty()))
+            .map_err(|e| fail(Layer::Freezer, format!("passing the freezer's file: {e}")))?;
+        inner.arg("--leave-freezer-fd").arg(fd.to_string());
     }
     for layer in &args.without {
         inner.arg("--without").arg(layer.id());
