@@ -544,7 +544,12 @@ fn free_port() -> u16 {
 
 fn get(port: u16, path: &str) -> String {
     let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(conn, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    // HTTP/1.1 keeps a connection open unless asked not to.
+    write!(
+        conn,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
     let mut text = String::new();
     conn.read_to_string(&mut text).unwrap();
     text
@@ -615,7 +620,11 @@ fn the_live_page_in_headless_chromium() {
     );
     let post = {
         let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-        write!(conn, "POST /api/state HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        write!(
+            conn,
+            "POST /api/state HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
         let mut t = String::new();
         conn.read_to_string(&mut t).unwrap();
         t
