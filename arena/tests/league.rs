@@ -823,12 +823,14 @@ fn fill(db: &Path, games: u64) {
         )
         .unwrap();
         // The aggregates grow as the real games are distributed: each count scaled.
+        // The next game to play lies past the synthetic rows (a scaled `next_g` could
+        // fall among them, and `run` would then stop at a game recorded already).
         let scale = 1 + per_pair as i64 / next.max(1);
         tx.execute(
-            "UPDATE pairs SET next_g = next_g * ?3, w = w * ?3, d = d * ?3, l = l * ?3,
-               p0 = p0 * ?3, p1 = p1 * ?3, p2 = p2 * ?3, p3 = p3 * ?3, p4 = p4 * ?3
+            "UPDATE pairs SET next_g = max(next_g * ?3, ?4), w = w * ?3, d = d * ?3,
+               l = l * ?3, p0 = p0 * ?3, p1 = p1 * ?3, p2 = p2 * ?3, p3 = p3 * ?3, p4 = p4 * ?3
              WHERE a = ?1 AND b = ?2",
-            rusqlite::params![a, b, scale],
+            rusqlite::params![a, b, scale, next + per_pair as i64],
         )
         .unwrap();
     }
