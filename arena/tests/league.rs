@@ -544,7 +544,12 @@ fn free_port() -> u16 {
 
 fn get(port: u16, path: &str) -> String {
     let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-    write!(conn, "GET {path} HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    // HTTP/1.1 keeps a connection open unless asked not to.
+    write!(
+        conn,
+        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
     let mut text = String::new();
     conn.read_to_string(&mut text).unwrap();
     text
@@ -615,7 +620,11 @@ fn the_live_page_in_headless_chromium() {
     );
     let post = {
         let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
-        write!(conn, "POST /api/state HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+        write!(
+            conn,
+            "POST /api/state HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
         let mut t = String::new();
         conn.read_to_string(&mut t).unwrap();
         t
@@ -632,33 +641,35 @@ fn the_live_page_in_headless_chromium() {
         let _ = child.kill();
         return;
     };
-    let profile = TempDir::new().unwrap();
-    let out = std::process::Command::new(browser)
-        .args([
-            "--headless",
-            "--disable-gpu",
-            "--no-sandbox",
-            "--no-first-run",
-            "--enable-logging=stderr",
-            "--v=0",
-            "--virtual-time-budget=8000",
-        ])
-        .arg(format!("--user-data-dir={}", profile.path().display()))
-        .arg("--dump-dom")
-        .arg(&url)
-        .output()
-        .unwrap();
+    // Over the DevTools protocol, since the page holds its event stream open
+    // (`common/devtools.rs` says why `--dump-dom` cannot wait for such a page).
+    let mut page = common::devtools::Browser::launch(&browser);
+    page.open(&url);
+    let ready = "document.body.dataset.live === 'events' && \
+                 document.getElementById('status').dataset.status === 'ok'";
+    let loaded = page.wait_for(ready, Duration::from_secs(20));
+    let games = "Number(/: (\\d+) games/.exec(document.getElementById('status').textContent)[1])";
+    let before = page.eval(games).as_u64();
+    // The league keeps playing: the page follows it through the events alone (it
+    // polls only when the stream is refused, and `data-live` says it is not).
+    let followed = page.wait_for(
+        &format!("{games} > {}", before.unwrap_or(u64::MAX)),
+        Duration::from_secs(20),
+    );
+    let dom = page.eval("document.documentElement.outerHTML");
+    let dom = dom.as_str().unwrap_or_default().to_owned();
+    let console = std::mem::take(&mut page.console);
+    drop(page);
     let _ = child.kill();
     let _ = child.wait();
-    assert!(out.status.success(), "{out:?}");
-    let dom = String::from_utf8_lossy(&out.stdout);
-    let console: Vec<&str> = std::str::from_utf8(&out.stderr)
-        .unwrap()
-        .lines()
-        .filter(|l| l.contains("CONSOLE"))
-        .collect();
+    assert!(loaded, "the page did not load and go live: {dom}");
+    assert!(
+        followed,
+        "the page did not follow the league's games: {dom}"
+    );
     assert!(console.is_empty(), "console: {console:#?}");
     assert!(dom.contains("data-status=\"ok\""), "{dom}");
+    assert!(dom.contains("data-live=\"events\""), "{dom}");
     assert!(
         dom.contains("<td class=\"name\">greedy</td>"),
         "no standings row: {dom}"
@@ -693,6 +704,55 @@ fn the_live_page_in_headless_chromium() {
     assert!(get(port, "/api/state?token=s3cret").starts_with("HTTP/1.1 200"));
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// `/events`, read with a plain TCP client: an event at once (the last game's seq), and
+/// another when the league records games (two bots added while `run` waits for them).
+#[test]
+fn events_follow_the_league() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4", "3", &[]);
+    let (mut child, url) = serve(&dir, &["--games", "1000000000"]);
+    let port: u16 = url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches('/')
+        .parse()
+        .unwrap();
+    let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    conn.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(conn, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    let mut stream = BufReader::new(conn);
+    let mut head = String::new();
+    while stream.read_line(&mut head).unwrap() > 2 && !head.ends_with("\r\n\r\n") {}
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("content-type: text/event-stream"),
+        "{head}"
+    );
+    assert_eq!(next_event(&mut stream), 0, "no game yet");
+    ok(&["league", "add", s(&dir), "greedy", "greedy", "--benchmark"]);
+    ok(&["league", "add", s(&dir), "random", "random", "--benchmark"]);
+    let seq = next_event(&mut stream);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(seq > 0, "an event after games were recorded: {seq}");
+}
+
+/// The data of the next event on an event stream (chunk sizes and comments skipped).
+fn next_event(stream: &mut impl BufRead) -> i64 {
+    let mut line = String::new();
+    loop {
+        line.clear();
+        assert!(stream.read_line(&mut line).unwrap() > 0, "the stream ended");
+        if let Some(data) = line.strip_prefix("data: ") {
+            return data.trim().parse().unwrap();
+        }
+    }
 }
 
 /// `show` on a league of 1,000,000 stored games answers in under a second: it reads
@@ -763,12 +823,14 @@ fn fill(db: &Path, games: u64) {
         )
         .unwrap();
         // The aggregates grow as the real games are distributed: each count scaled.
+        // The next game to play lies past the synthetic rows (a scaled `next_g` could
+        // fall among them, and `run` would then stop at a game recorded already).
         let scale = 1 + per_pair as i64 / next.max(1);
         tx.execute(
-            "UPDATE pairs SET next_g = next_g * ?3, w = w * ?3, d = d * ?3, l = l * ?3,
-               p0 = p0 * ?3, p1 = p1 * ?3, p2 = p2 * ?3, p3 = p3 * ?3, p4 = p4 * ?3
+            "UPDATE pairs SET next_g = max(next_g * ?3, ?4), w = w * ?3, d = d * ?3,
+               l = l * ?3, p0 = p0 * ?3, p1 = p1 * ?3, p2 = p2 * ?3, p3 = p3 * ?3, p4 = p4 * ?3
              WHERE a = ?1 AND b = ?2",
-            rusqlite::params![a, b, scale],
+            rusqlite::params![a, b, scale, next + per_pair as i64],
         )
         .unwrap();
     }

@@ -162,7 +162,7 @@
       .catch((e) => { $("viewer").textContent = String(e); });
   }
 
-  let busy = false, again = false;
+  let busy = false, again = false, first = true;
   function refresh() {
     if (busy) { again = true; return; }
     busy = true;
@@ -188,14 +188,30 @@
       })
       .finally(() => {
         busy = false;
+        if (first) { first = false; live(); }
         if (again) { again = false; refresh(); }
       });
   }
 
+  // Live: the server sends an event on /events whenever the league's database changes,
+  // and the page fetches its state again (with its filters). The stream is opened once
+  // the first state is drawn, so the page is complete before it waits on anything.
+  // Should EventSource be missing or the stream be refused (it then stays CLOSED; a
+  // dropped connection is retried by the browser itself), the page polls every two
+  // seconds instead. `data-live` on <body> says which ("events" or "polling").
+  let polling = null;
+  function poll() {
+    if (polling === null) polling = setInterval(refresh, 2000);
+    document.body.dataset.live = "polling";
+  }
+  function live() {
+    if (typeof EventSource !== "function") { poll(); return; }
+    const source = new EventSource(url("/events"));
+    source.onopen = () => { document.body.dataset.live = "events"; };
+    source.onmessage = () => refresh();
+    source.onerror = () => { if (source.readyState === EventSource.CLOSED) poll(); };
+  }
+
   for (const k of ["case", "seat", "bot"]) $("f-" + k).addEventListener("change", refresh);
   refresh();
-  // Live: polled every two seconds (the server also offers /events, server-sent
-  // events on every change, for scripts; a page holding that stream open keeps a
-  // headless browser from ever finishing its load).
-  setInterval(refresh, 2000);
 })();

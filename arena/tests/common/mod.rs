@@ -9,6 +9,8 @@
 
 #![allow(dead_code)] // each test binary uses its own subset
 
+pub mod devtools;
+
 use std::io::Write;
 use std::path::PathBuf;
 
