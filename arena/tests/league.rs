@@ -534,6 +534,157 @@ fn the_schema_is_versioned_and_wal() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("newer"));
 }
 
+/// A league written before games were stored by chunk (schema version 1: a row per
+/// game) is migrated by the first writing command: its games are kept, byte for byte
+/// (the export equals `arena match`'s), and the league plays on from where they end.
+#[test]
+fn a_version_1_database_is_migrated_and_plays_on() {
+    let tmp = TempDir::new().unwrap();
+    let m = tmp.path().join("m");
+    ok(&[
+        "match",
+        "--game",
+        "dominoes",
+        "--agent",
+        "greedy",
+        "--agent",
+        "random",
+        "--cases",
+        "5,4 9,7",
+        "--games-per-case",
+        "8",
+        "--seed",
+        "3",
+        "--concurrency",
+        "1",
+        "--progress",
+        "never",
+        "--out",
+        s(&m),
+    ]);
+    let full = std::fs::read_to_string(m.join("games.csv")).unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4 9,7", "3", &[]);
+    for f in ["league.db", "league.db-wal", "league.db-shm"] {
+        let _ = std::fs::remove_file(dir.join(f));
+    }
+    // The first 3 game pairs (one case short of a deal: the migration must still give
+    // every game its case and deal).
+    version_1(&dir.join("league.db"), &rows(&full)[..6]);
+    run(&dir, &["--games", "10", "--concurrency", "2"]);
+    let conn = rusqlite::Connection::open(dir.join("league.db")).unwrap();
+    let v: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(v as usize, arena::league::store::MIGRATIONS.len());
+    drop(conn);
+    assert_eq!(show_json(&dir)["games"].as_u64(), Some(16));
+    let pairs = export(&dir, &tmp.path().join("out"));
+    assert_eq!(pairs["greedy vs random"], full);
+}
+
+/// A schema-1 league database of bots `greedy` (1) and `random` (2), both benchmarks,
+/// holding `games` (rows of their `games.csv`, two cases) and their pairs' counts.
+fn version_1(db: &Path, games: &[&str]) {
+    use arena::league::store::{MIGRATIONS, Migration};
+    let mut conn = rusqlite::Connection::open(db).unwrap();
+    let Migration::Sql(schema) = &MIGRATIONS[0] else {
+        panic!("schema 1 is SQL")
+    };
+    conn.execute_batch(schema).unwrap();
+    conn.execute_batch(
+        "PRAGMA user_version = 1;
+         INSERT INTO bots(name, spec, role, state, added_at) VALUES
+           ('greedy', 'greedy', 'benchmark', 'active', 0),
+           ('random', 'random', 'benchmark', 'active', 0);",
+    )
+    .unwrap();
+    let tx = conn.transaction().unwrap();
+    let (mut wdl, mut penta, mut pair) = ([0i64; 3], [0i64; 5], 0.0);
+    for row in games {
+        let index: i64 = row.split(',').next().unwrap().parse().unwrap();
+        let (head, rest) = row.split_once(",greedy,random,").unwrap();
+        let first = head.rsplit(',').next().unwrap();
+        let tail = &rest[..rest.rfind(',').unwrap()];
+        let cells: Vec<&str> = tail.split(',').collect();
+        let score: f64 = cells[0].parse().unwrap();
+        let (g, seat) = (index / 2, index % 2);
+        tx.execute(
+            "INSERT INTO games(a, b, g, seat, case_idx, deal, score_a, termination, forfeit, first, tail)
+             VALUES (1, 2, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            rusqlite::params![g, seat, g % 2, g / 2, score, cells[2], cells[3], first, tail],
+        )
+        .unwrap();
+        wdl[if score == 1.0 {
+            0
+        } else if score == 0.5 {
+            1
+        } else {
+            2
+        }] += 1;
+        pair += score;
+        if seat == 1 {
+            penta[(2.0 * pair) as usize] += 1;
+            pair = 0.0;
+        }
+    }
+    tx.execute(
+        "INSERT INTO pairs VALUES (1, 2, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        rusqlite::params![
+            games.len() as i64 / 2,
+            wdl[0],
+            wdl[1],
+            wdl[2],
+            penta[0],
+            penta[1],
+            penta[2],
+            penta[3],
+            penta[4]
+        ],
+    )
+    .unwrap();
+    tx.commit().unwrap();
+}
+
+/// An external bot's processes live as long as the run, not a batch: over several
+/// batches of one case at one game thread, its process starts once (each start writes
+/// `started` to its stderr log).
+#[test]
+fn an_external_bot_keeps_its_process_across_batches() {
+    if !common::have("python3") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/league/v1.py");
+    let bot = tmp.path().join("bot.py");
+    std::fs::write(
+        &bot,
+        format!(
+            "import sys\nsys.stderr.write('started\\n')\nsys.stderr.flush()\n{}",
+            std::fs::read_to_string(fixture).unwrap()
+        ),
+    )
+    .unwrap();
+    league(&dir, "5,4", "5", &[("greedy", "greedy", true)]);
+    // The sandbox is not what this checks (the hostile tests do): off, so the test
+    // runs wherever python3 does.
+    let toml = dir.join("league.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    std::fs::write(&toml, text.replace("sandbox = \"on\"", "sandbox = \"off\"")).unwrap();
+    let spec = format!("exec:python3 {}", bot.display());
+    ok(&["league", "add", s(&dir), "py", &spec, "--benchmark"]);
+    // 400 games: at least 5 batches (they start at 8 game pairs and at most double).
+    run(&dir, &["--games", "400", "--concurrency", "1"]);
+    let mut starts = 0;
+    for entry in std::fs::read_dir(dir.join("logs/1-2")).unwrap() {
+        let log = std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default();
+        starts += log.lines().filter(|l| l.ends_with("started")).count();
+    }
+    assert_eq!(starts, 1, "processes started");
+    assert_eq!(show_json(&dir)["games"].as_u64(), Some(400));
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -814,14 +965,34 @@ fn fill(db: &Path, games: u64) {
         .map(Result::unwrap)
         .collect();
     let per_pair = games / pairs.len() as u64 / 2;
-    for (a, b, next) in pairs {
-        tx.execute(
-            "INSERT INTO games(a, b, g, seat, case_idx, deal, score_a, termination, forfeit, first, tail)
-             SELECT a, b, ?3 + (x.n / 2), x.n % 2, ((?3 + x.n / 2) % 2), ((?3 + x.n / 2) / 2), 1, 'domino', '', 'a', '1,0,domino,,,5,0-0,0,0,0'
-             FROM (SELECT ?1 AS a, ?2 AS b) JOIN (WITH RECURSIVE c(n) AS (SELECT 0 UNION ALL SELECT n + 1 FROM c WHERE n + 1 < ?4) SELECT n FROM c) AS x",
-            rusqlite::params![a, b, next, (2 * per_pair) as i64],
+    let mut seq: i64 = tx
+        .query_row(
+            "SELECT coalesce(max(seq0 + 2 * pairs), 1) FROM chunks",
+            [],
+            |r| r.get(0),
         )
         .unwrap();
+    // Stored as the league stores a batch: a chunk of game pairs per row, each game its
+    // length and `first,tail`.
+    const CHUNK: u64 = 4096;
+    let game = b"a,1,0,domino,,,5,0-0,0,0,0";
+    for (a, b, next) in pairs {
+        let mut g0 = next as u64;
+        while g0 < next as u64 + per_pair {
+            let n = CHUNK.min(next as u64 + per_pair - g0);
+            let mut blob = Vec::new();
+            for _ in 0..2 * n {
+                blob.extend_from_slice(&(game.len() as u32).to_le_bytes());
+                blob.extend_from_slice(game);
+            }
+            tx.execute(
+                "INSERT INTO chunks(a, b, g0, pairs, cases, seq0, games) VALUES (?1, ?2, ?3, ?4, 2, ?5, ?6)",
+                rusqlite::params![a, b, g0 as i64, n as i64, seq, blob],
+            )
+            .unwrap();
+            seq += 2 * n as i64;
+            g0 += n;
+        }
         // The aggregates grow as the real games are distributed: each count scaled.
         // The next game to play lies past the synthetic rows (a scaled `next_g` could
         // fall among them, and `run` would then stop at a game recorded already).

@@ -59,6 +59,9 @@ pub struct ExternalRuntime {
     idle: Mutex<HashMap<Key, Vec<Process>>>,
     budgets: Mutex<HashMap<Key, Duration>>,
     remaining_games: Mutex<HashMap<Key, usize>>,
+    /// Games have no known end (a league): idle processes wait for the next game until
+    /// [`ExternalRuntime::shutdown`], whatever `remaining_games` says.
+    endless: bool,
     logs: Vec<Option<Arc<StderrLog>>>,
     /// Per agent: the arena binary and the sandbox it builds around the bot (`None`:
     /// `sandbox = "off"`).
@@ -123,9 +126,29 @@ impl ExternalRuntime {
             idle: Mutex::new(HashMap::new()),
             budgets: Mutex::new(HashMap::new()),
             remaining_games: Mutex::new(games),
+            endless: false,
             logs,
             started: AtomicU64::new(0),
         })
+    }
+
+    /// A runtime for games without a known total (a league, which plays until stopped):
+    /// a healthy process is kept for the next game of its case until `shutdown`.
+    pub fn endless(
+        agents: Vec<Option<ExecAgent>>,
+        run_dir: &Path,
+        limits: Limits,
+    ) -> std::io::Result<ExternalRuntime> {
+        let mut rt = ExternalRuntime::new(agents, run_dir, limits, HashMap::new())?;
+        rt.endless = true;
+        Ok(rt)
+    }
+
+    /// Every (agent, case) gets its whole time budget again. A league calls it before
+    /// each batch: a case's budget is per batch, as when each batch had a runtime of
+    /// its own, since a budget for an endless case would run out for good.
+    pub fn refill_budgets(&self) {
+        self.budgets.lock().expect("not poisoned").clear();
     }
 
     /// What the sandbox of external agents enforces here (`None`: they run unconfined).
@@ -212,7 +235,9 @@ impl ExternalRuntime {
     /// A game of `key` ended: keep its healthy process for the next one, unless the
     /// agent has no games left in the case.
     fn release(&self, key: &Key, process: Option<Process>) {
-        let left = {
+        let left = if self.endless {
+            usize::MAX
+        } else {
             let mut games = self.remaining_games.lock().expect("not poisoned");
             let left = games.entry(key.clone()).or_insert(1);
             *left = left.saturating_sub(1);

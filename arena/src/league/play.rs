@@ -32,6 +32,8 @@ pub struct PairPlayer {
     codec: Codec,
     /// Each case as a `games.csv` cell.
     case_cells: Vec<String>,
+    /// `,agent_a,agent_b,` as the row writes them.
+    names: String,
     exec: bool,
 }
 
@@ -45,6 +47,11 @@ impl PairPlayer {
         let prepared = plan.prepared.clone();
         let codec = Codec::new(&plan);
         let case_cells = plan.cases.iter().map(|c| csv_cell(c)).collect();
+        let names = format!(
+            ",{},{},",
+            csv_cell(&plan.agents[0].name),
+            csv_cell(&plan.agents[1].name)
+        );
         let exec = plan
             .agents
             .iter()
@@ -54,6 +61,7 @@ impl PairPlayer {
             prepared,
             codec,
             case_cells,
+            names,
             exec,
         })
     }
@@ -100,6 +108,7 @@ impl PairPlayer {
             g: job.g,
             case: key.case,
             deal: key.pair,
+            cases: self.plan.cases.len() as u16,
             games: [first, second],
         })
     }
@@ -116,23 +125,35 @@ impl PairPlayer {
     }
 
     /// The row from `score_a` on: what follows `game,case,pair,first,agent_a,agent_b,`.
+    /// The head is checked piece by piece, not formatted and compared: a string built
+    /// per game cost as much as a cheap game's moves.
     fn tail(&self, key: &JobKey, first: crate::record::Side, line: &[u8]) -> Result<String> {
-        let names = &self.plan.agents;
-        let head = format!(
-            "{},{},{},{},{},{},",
-            key.index,
-            self.case_cells[usize::from(key.case)],
-            key.pair,
-            first.as_str(),
-            csv_cell(&names[0].name),
-            csv_cell(&names[1].name),
-        );
         let text = std::str::from_utf8(line).context("a row that is not UTF-8")?;
-        let Some(tail) = text.strip_prefix(&head) else {
-            bail!("the games.csv row {text:?} does not start as the league expects ({head:?})");
+        let tail = number(text, key.index)
+            .and_then(|t| t.strip_prefix(','))
+            .and_then(|t| t.strip_prefix(self.case_cells[usize::from(key.case)].as_str()))
+            .and_then(|t| t.strip_prefix(','))
+            .and_then(|t| number(t, u64::from(key.pair)))
+            .and_then(|t| t.strip_prefix(','))
+            .and_then(|t| t.strip_prefix(first.as_str()))
+            .and_then(|t| t.strip_prefix(self.names.as_str()));
+        let Some(tail) = tail else {
+            bail!(
+                "the games.csv row {text:?} does not start as the league expects (game {}, bots{})",
+                key.index,
+                self.names
+            );
         };
         Ok(tail.trim_end_matches('\n').to_owned())
     }
+}
+
+/// `text` after its leading decimal `n`, if it starts with it.
+fn number(text: &str, n: u64) -> Option<&str> {
+    let end = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    (text[..end].parse::<u64>().ok()? == n).then(|| &text[end..])
 }
 
 /// Builds the pairs' players once and keeps them (a bot's spec never changes).
@@ -155,58 +176,110 @@ impl Players {
     }
 }
 
-/// Plays `jobs` on `pool`, in any order, and returns them in the order given.
-/// External bots get a runtime per pair for this batch (its processes end with it).
+/// External bots' runtimes, one per pair of bots, kept from batch to batch as
+/// [`Players`] keeps the players: a bot's processes (and the sandbox's probe) start
+/// once per run, not once per batch, and stop when the pair can play no more or the
+/// run ends.
+#[derive(Default)]
+pub struct Runtimes {
+    runtimes: HashMap<(BotId, BotId), Arc<ExternalRuntime>>,
+}
+
+impl Runtimes {
+    /// Starts the runtime of every pair of `jobs` with an external bot that has none,
+    /// and gives every runtime its case budgets afresh (they are per batch). A runtime
+    /// that cannot start (the sandbox's probe failed, say) is an error naming the bots.
+    pub fn start(
+        &mut self,
+        players: &HashMap<(BotId, BotId), Arc<PairPlayer>>,
+        jobs: &[Job],
+        logs: &std::path::Path,
+    ) -> Result<()> {
+        for job in jobs {
+            let key = (job.a, job.b);
+            let player = &players[&key];
+            if !player.exec || self.runtimes.contains_key(&key) {
+                continue;
+            }
+            let names = &player.plan.agents;
+            let rt = start_runtime(player, &logs.join(format!("{}-{}", job.a, job.b)))
+                .with_context(|| {
+                    format!(
+                        "starting the external bots of {:?} against {:?}",
+                        names[0].name, names[1].name
+                    )
+                })?;
+            self.runtimes.insert(key, Arc::new(rt));
+        }
+        for rt in self.runtimes.values() {
+            rt.refill_budgets();
+        }
+        Ok(())
+    }
+
+    /// Stops the runtimes of pairs that can no longer play: a bot gone from `bots`,
+    /// archived, failed or rejected.
+    pub fn keep_playable(&mut self, bots: &[Bot]) {
+        let playable = |id: BotId| {
+            bots.iter()
+                .any(|b| b.id == id && b.plays() && b.state != super::store::State::Rejected)
+        };
+        self.runtimes.retain(|&(a, b), rt| {
+            let keep = playable(a) && playable(b);
+            if !keep {
+                rt.shutdown();
+            }
+            keep
+        });
+    }
+
+    /// Stops every bot's processes (the end of a run).
+    pub fn shutdown(&mut self) {
+        for (_, rt) in self.runtimes.drain() {
+            rt.shutdown();
+        }
+    }
+}
+
+/// A pair's runtime for the whole run, its stderr logs in `dir`.
+fn start_runtime(player: &PairPlayer, dir: &std::path::Path) -> Result<ExternalRuntime> {
+    let agents = player
+        .plan
+        .agents
+        .iter()
+        .map(|a| match &a.spec {
+            agents::Spec::Exec { command } => Some(ExecAgent {
+                name: a.name.clone(),
+                command: command.clone(),
+            }),
+            _ => None,
+        })
+        .collect();
+    std::fs::create_dir_all(dir)?;
+    let rt = ExternalRuntime::endless(agents, dir, player.plan.limits.clone())?;
+    crate::sandbox::report::announce(
+        rt.enforcement(),
+        &crate::external::policy(&player.plan.limits, Vec::new()),
+        player.plan.seed,
+        |_| Ok(()),
+    )?;
+    Ok(rt)
+}
+
+/// Plays `jobs` on `pool`, in any order, and returns them in the order given; a pair
+/// with an external bot plays on its runtime in `runtimes`.
 pub fn play_batch(
     pool: &rayon::ThreadPool,
     players: &HashMap<(BotId, BotId), Arc<PairPlayer>>,
+    runtimes: &Runtimes,
     jobs: &[Job],
-    logs: &std::path::Path,
 ) -> Result<Vec<PlayedPair>> {
-    let mut runtimes: HashMap<(BotId, BotId), Arc<ExternalRuntime>> = HashMap::new();
-    for job in jobs {
-        let player = &players[&(job.a, job.b)];
-        if !player.exec || runtimes.contains_key(&(job.a, job.b)) {
-            continue;
-        }
-        let mut games: HashMap<(usize, String), usize> = HashMap::new();
-        for j in jobs.iter().filter(|j| (j.a, j.b) == (job.a, job.b)) {
-            let case = player.plan.cases[(j.g % player.plan.cases.len() as u64) as usize].clone();
-            for agent in 0..2 {
-                *games.entry((agent, case.clone())).or_default() += 2;
-            }
-        }
-        let agents = player
-            .plan
-            .agents
-            .iter()
-            .map(|a| match &a.spec {
-                agents::Spec::Exec { command } => Some(ExecAgent {
-                    name: a.name.clone(),
-                    command: command.clone(),
-                }),
-                _ => None,
-            })
-            .collect();
-        let dir = logs.join(format!("{}-{}", job.a, job.b));
-        std::fs::create_dir_all(&dir)?;
-        let rt = ExternalRuntime::new(agents, &dir, player.plan.limits.clone(), games)
-            .context("starting the runtime for external bots")?;
-        crate::sandbox::report::announce(
-            rt.enforcement(),
-            &crate::external::policy(&player.plan.limits, Vec::new()),
-            player.plan.seed,
-            |_| Ok(()),
-        )?;
-        runtimes.insert((job.a, job.b), Arc::new(rt));
-    }
-    let played = pool.install(|| {
+    pool.install(|| {
         jobs.par_iter()
-            .map(|job| players[&(job.a, job.b)].play(*job, runtimes.get(&(job.a, job.b))))
-            .collect::<Result<Vec<_>>>()
-    });
-    for rt in runtimes.values() {
-        rt.shutdown();
-    }
-    played
+            .map(|job| {
+                let key = (job.a, job.b);
+                players[&key].play(*job, runtimes.runtimes.get(&key))
+            })
+            .collect()
+    })
 }

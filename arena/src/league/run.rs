@@ -16,7 +16,7 @@ use anyhow::{Context, Result};
 
 use super::League;
 use super::matchmaker::next_jobs;
-use super::play::{PairPlayer, Players, play_batch};
+use super::play::{PairPlayer, Players, Runtimes, play_batch};
 use super::store::{BotId, PairStats, PlayedPair, Role, State, Store, pair_totals};
 use super::verdict::evaluate;
 
@@ -68,6 +68,10 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         .context("starting the game threads")?;
     let logs = dir.join(super::LOGS);
     let mut players = Players::default();
+    let mut runtimes = Runtimes::default();
+    // A batch that cannot be played stops the run, after the writer has committed what
+    // was played before it.
+    let mut failed = None;
     let mut batch = (4 * concurrency).max(8);
     let began = Instant::now();
     let mut recorded = 0u64;
@@ -119,19 +123,19 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
             continue;
         }
         waiting_said = false;
-        let batch_players = players_for(&mut players, &league, &bots, &jobs)?;
         let start = Instant::now();
-        let played = play_batch(&pool, &batch_players, &jobs, &logs)?;
-        for (key, more) in pair_totals(&played)? {
-            pairs
-                .entry(key)
-                .or_insert_with(|| PairStats {
-                    a: key.0,
-                    b: key.1,
-                    ..PairStats::default()
-                })
-                .add(&more);
-        }
+        runtimes.keep_playable(&bots);
+        let played = players_for(&mut players, &league, &bots, &jobs).and_then(|ready| {
+            runtimes.start(&ready, &jobs, &logs)?;
+            play_batch(&pool, &ready, &runtimes, &jobs)
+        });
+        let played = match played.and_then(|p| count(&mut pairs, &p).map(|()| p)) {
+            Ok(played) => played,
+            Err(e) => {
+                failed = Some(e);
+                break;
+            }
+        };
         recorded += 2 * played.len() as u64;
         if to_writer.send(played).is_err() {
             break; // the writer failed: its error is returned below
@@ -152,9 +156,13 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         }
     }
     drop(to_writer);
+    runtimes.shutdown();
     writer
         .join()
         .map_err(|_| anyhow::anyhow!("the league's writer thread panicked"))??;
+    if let Some(e) = failed {
+        return Err(e);
+    }
     let seconds = began.elapsed().as_secs_f64();
     if !options.quiet {
         eprintln!(
@@ -166,6 +174,21 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         games: recorded,
         seconds,
     })
+}
+
+/// Adds a batch's counts to the run's own copy of the pairs' counts.
+fn count(pairs: &mut HashMap<(BotId, BotId), PairStats>, played: &[PlayedPair]) -> Result<()> {
+    for (key, more) in pair_totals(played)? {
+        pairs
+            .entry(key)
+            .or_insert_with(|| PairStats {
+                a: key.0,
+                b: key.1,
+                ..PairStats::default()
+            })
+            .add(&more);
+    }
+    Ok(())
 }
 
 /// The players of the pairs `jobs` names, built once and kept in `players`.

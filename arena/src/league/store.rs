@@ -3,8 +3,10 @@
 //! [`MIGRATIONS`]; a database newer than this arena is refused. Games are written in
 //! batches, one transaction each, together with the aggregates (`pairs`, `cells`) that
 //! `show` and the page read, so a standing never needs a scan of the games and a game
-//! counts exactly when it is committed. `UNIQUE(a, b, g, seat)` makes a game recorded
-//! twice an error, never a second row.
+//! counts exactly when it is committed. A batch stores each pair of bots' games as one
+//! row (a chunk), not a row per game: SQLite's per-row cost was most of a cheap game's.
+//! A chunk must start where its pair's games end, so a game recorded twice (or a gap)
+//! is an error, never a second row.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -15,17 +17,26 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
 use crate::record::{Score, Side, Termination};
+
+mod chunk;
 use crate::stats::{Pentanomial, Wdl};
 
 /// A bot's number: its order of addition, never reused. The lower id of a pair is its
 /// agent A.
 pub type BotId = i64;
 
+/// One step of the schema: SQL, or code where rows must be rewritten.
+pub enum Migration {
+    Sql(&'static str),
+    Code(fn(&rusqlite::Transaction<'_>) -> Result<()>),
+}
+
 /// The schema, one migration per version: version `k` is `MIGRATIONS[..k]` applied in
 /// order. Append, never edit.
-pub const MIGRATIONS: &[&str] = &[
+pub const MIGRATIONS: &[Migration] = &[
     // 1: bots, games, and the aggregates kept with every batch.
-    "CREATE TABLE bots(
+    Migration::Sql(
+        "CREATE TABLE bots(
         id INTEGER PRIMARY KEY,
         name TEXT NOT NULL UNIQUE,
         spec TEXT NOT NULL,
@@ -70,6 +81,10 @@ pub const MIGRATIONS: &[&str] = &[
         bot INTEGER NOT NULL, pairs INTEGER NOT NULL, llr REAL NOT NULL,
         PRIMARY KEY(bot, pairs)
     ) WITHOUT ROWID;",
+    ),
+    // 2: the games of a pair of bots stored by chunk (one row per pair per batch), not
+    // by game: a row per game cost the writer more than playing the game.
+    Migration::Code(chunk::games_into_chunks),
 ];
 
 /// What a bot is in the league.
@@ -167,6 +182,9 @@ pub struct PlayedPair {
     pub g: u64,
     pub case: u16,
     pub deal: u32,
+    /// The league's number of cases (`g = deal * cases + case`): stored with the games,
+    /// which keep only `g`.
+    pub cases: u16,
     pub games: [GameRow; 2],
 }
 
@@ -303,9 +321,12 @@ impl Store {
                 MIGRATIONS.len()
             );
         }
-        for (i, sql) in MIGRATIONS.iter().enumerate().skip(at) {
-            tx.execute_batch(sql)
-                .with_context(|| format!("schema migration {}", i + 1))?;
+        for (i, step) in MIGRATIONS.iter().enumerate().skip(at) {
+            let done = match step {
+                Migration::Sql(sql) => tx.execute_batch(sql).map_err(anyhow::Error::from),
+                Migration::Code(code) => code(&tx),
+            };
+            done.with_context(|| format!("schema migration {}", i + 1))?;
         }
         tx.pragma_update(None, "user_version", MIGRATIONS.len() as i64)?;
         tx.commit()?;
@@ -466,42 +487,17 @@ impl Store {
     pub fn commit(&mut self, played: &[PlayedPair]) -> Result<()> {
         let pairs = pair_totals(played)?;
         let mut cells: BTreeMap<(BotId, BotId, u16, u8), Wdl> = BTreeMap::new();
+        for p in played {
+            for (seat, game) in p.games.iter().enumerate() {
+                cells
+                    .entry((p.a, p.b, p.case, seat as u8))
+                    .or_default()
+                    .push_game_score(game.score_a.as_f64())?;
+            }
+        }
         let tx = self.conn.transaction()?;
         {
-            let mut insert = tx.prepare_cached(
-                "INSERT INTO games(a, b, g, seat, case_idx, deal, score_a, termination, forfeit, first, tail)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-            )?;
-            for p in played {
-                for (seat, game) in p.games.iter().enumerate() {
-                    insert
-                        .execute(params![
-                            p.a,
-                            p.b,
-                            p.g as i64,
-                            seat as i64,
-                            i64::from(p.case),
-                            i64::from(p.deal),
-                            game.score_a.as_f64(),
-                            game.termination.as_str(),
-                            game.forfeit.map_or("", Side::as_str),
-                            game.first.as_str(),
-                            game.tail,
-                        ])
-                        .with_context(|| {
-                            format!(
-                                "recording game {} of bots {} and {} (recorded already?)",
-                                2 * p.g + seat as u64,
-                                p.a,
-                                p.b
-                            )
-                        })?;
-                    cells
-                        .entry((p.a, p.b, p.case, seat as u8))
-                        .or_default()
-                        .push_game_score(game.score_a.as_f64())?;
-                }
-            }
+            chunk::write(&tx, played)?;
             let mut upsert = tx.prepare_cached(
                 "INSERT INTO pairs(a, b, next_g, w, d, l, p0, p1, p2, p3, p4)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
@@ -603,42 +599,30 @@ impl Store {
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
     }
 
-    fn game_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredGame> {
-        Ok(StoredGame {
-            seq: r.get(0)?,
-            a: r.get(1)?,
-            b: r.get(2)?,
-            g: r.get::<_, i64>(3)? as u64,
-            seat: r.get::<_, i64>(4)? as u8,
-            case: r.get::<_, i64>(5)? as u16,
-            deal: r.get::<_, i64>(6)? as u32,
-            score_a: r.get(7)?,
-            termination: r.get(8)?,
-            forfeit: r.get(9)?,
-            first: r.get(10)?,
-            tail: r.get(11)?,
-        })
-    }
-
     /// The latest games within `filter`, newest first.
     pub fn recent(&self, filter: &Filter, limit: usize) -> Result<Vec<StoredGame>> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT seq, a, b, g, seat, case_idx, deal, score_a, termination, forfeit, first, tail
-             FROM games
-             WHERE (?1 IS NULL OR case_idx = ?1) AND (?2 IS NULL OR seat = ?2)
-               AND (?3 IS NULL OR a = ?3 OR b = ?3)
-             ORDER BY seq DESC LIMIT ?4",
-        )?;
-        let rows = stmt.query_map(
-            params![
-                filter.case.map(i64::from),
-                filter.seat.map(i64::from),
-                filter.bot,
-                limit as i64
-            ],
-            Self::game_of,
-        )?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {} FROM chunks WHERE (?1 IS NULL OR a = ?1 OR b = ?1) ORDER BY seq0 DESC",
+            chunk::COLUMNS
+        ))?;
+        let mut rows = stmt.query(params![filter.bot])?;
+        let mut out = Vec::new();
+        while out.len() < limit {
+            let Some(r) = rows.next()? else { break };
+            let c = chunk::Chunk::of(r)?;
+            let mut found = Vec::new();
+            c.each(|i, text| {
+                let g = c.g0 + i / 2;
+                let case = (g % c.cases) as u16;
+                let seat = (i % 2) as u8;
+                if filter.case.is_none_or(|x| x == case) && filter.seat.is_none_or(|x| x == seat) {
+                    found.push(c.game(i, text)?);
+                }
+                Ok(())
+            })?;
+            out.extend(found.into_iter().rev().take(limit - out.len()));
+        }
+        Ok(out)
     }
 
     /// Every game of bots `a < b`, in game order (`g`, then seat): its match's rows.
@@ -648,13 +632,14 @@ impl Store {
         b: BotId,
         each: &mut dyn FnMut(StoredGame) -> Result<()>,
     ) -> Result<()> {
-        let mut stmt = self.conn.prepare_cached(
-            "SELECT seq, a, b, g, seat, case_idx, deal, score_a, termination, forfeit, first, tail
-             FROM games WHERE a = ?1 AND b = ?2 ORDER BY g, seat",
-        )?;
+        let mut stmt = self.conn.prepare_cached(&format!(
+            "SELECT {} FROM chunks WHERE a = ?1 AND b = ?2 ORDER BY g0",
+            chunk::COLUMNS
+        ))?;
         let mut rows = stmt.query(params![a, b])?;
         while let Some(r) = rows.next()? {
-            each(Self::game_of(r)?)?;
+            let c = chunk::Chunk::of(r)?;
+            c.each(|i, text| each(c.game(i, text)?))?;
         }
         Ok(())
     }
@@ -674,7 +659,13 @@ impl Store {
     pub fn change_mark(&self) -> Result<(i64, i64)> {
         let seq: i64 = self
             .conn
-            .query_row("SELECT coalesce(max(seq), 0) FROM games", [], |r| r.get(0))?;
+            .query_row(
+                "SELECT seq0 + 2 * pairs - 1 FROM chunks ORDER BY seq0 DESC LIMIT 1",
+                [],
+                |r| r.get(0),
+            )
+            .optional()?
+            .unwrap_or(0);
         let version: i64 = self
             .conn
             .query_row("PRAGMA data_version", [], |r| r.get(0))?;
