@@ -54,6 +54,16 @@ fn shell_line(command: &str, memory_mb: Option<u64>) -> String {
     }
 }
 
+/// The words of `command` when `sh` would read it as nothing but words: no quotes,
+/// escapes, variables, globs, redirections or other operators.
+fn plain_words(command: &str) -> Option<Vec<&str>> {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./=:,+@%".contains(c);
+    let words: Vec<&str> = command.split_ascii_whitespace().collect();
+    // `a=b prog` sets a variable for the shell, and `exec` of a reserved word fails.
+    let first = words.first()?;
+    (words.iter().all(|w| w.chars().all(plain)) && !first.contains('=')).then_some(words)
+}
+
 /// Rewrites tokens naming existing files relative to the arena's directory into absolute
 /// paths, so `python3 bot.py` still finds its script from the bot's own directory.
 ///
@@ -159,11 +169,16 @@ impl Process {
                     Some(run_dir),
                     &cgroup,
                 ))
-                .args(["--", "/bin/sh", "-c"])
-                .arg(shell_line(
-                    command,
-                    (!memory_held).then_some(limits.memory_mb),
-                ));
+                .arg("--");
+                match plain_words(command) {
+                    // The shell would only split the words and exec the program: the
+                    // inner stage does that itself, a process start (about 1 ms) sooner.
+                    Some(words) if memory_held => c.args(words),
+                    _ => c.args(["/bin/sh", "-c"]).arg(shell_line(
+                        command,
+                        (!memory_held).then_some(limits.memory_mb),
+                    )),
+                };
                 (c, Some(cgroup))
             }
         };

@@ -67,9 +67,13 @@ pub fn add(
     // place: a run that reads the table meanwhile never plays a half-copied bot.
     let id = league.store.add_bot(name, spec, role, State::Failed)?;
     let folder = league.dir.join(BOTS).join(id.to_string());
+    let mut build_dir = folder.clone();
     let copied = match &parsed {
-        Spec::Exec { command } => match copy_program(command, &folder) {
-            Ok(c) => c,
+        Spec::Exec { command } => match copy_program(command, &folder, build.is_some()) {
+            Ok((spec, dir)) => {
+                build_dir = dir;
+                spec
+            }
             Err(e) => {
                 league
                     .store
@@ -81,8 +85,14 @@ pub fn add(
     };
     league.store.set_spec(id, &copied)?;
     if let Some(cmd) = build {
-        std::fs::create_dir_all(&folder)?;
-        let (ok, log) = run_build(cmd, &folder, &league.config.limits)?;
+        std::fs::create_dir_all(&build_dir)?;
+        let (ok, log) = match run_build(cmd, &build_dir, &league.config.limits) {
+            Ok(done) => done,
+            Err(e) => {
+                league.store.set_failed(id, &format!("{e:#}"))?;
+                return Err(e.context(format!("bot {name:?} is recorded as failed")));
+            }
+        };
         if !ok {
             league.store.set_failed(id, &log)?;
             return Ok(Added {
@@ -102,12 +112,25 @@ pub fn add(
 }
 
 /// Copies every file or folder a relative path of `command` names into `folder`, and
-/// returns the spec with those paths pointing at the copies. Absolute paths (a system
-/// interpreter) stay as they are. Tokens are the ones `external::absolutize` rewrites (`rewrite_paths`).
-fn copy_program(command: &str, folder: &Path) -> Result<String> {
+/// returns the spec with those paths pointing at the copies, and the folder a build runs
+/// in. Absolute paths (a system interpreter) stay as they are. Tokens are the ones
+/// `external::absolutize` rewrites (`rewrite_paths`). With a build, a program that does
+/// not exist yet (`cbot/bot`, which the build makes) brings its folder (`cbot/`), and
+/// the build runs in that folder's copy.
+fn copy_program(command: &str, folder: &Path, build: bool) -> Result<(String, PathBuf)> {
     std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
     let folder = std::path::absolute(folder)?;
-    let rewritten = crate::external::rewrite_paths(command, |token, path| {
+    let mut build_dir = folder.clone();
+    let mut command = command.to_owned();
+    if build && let Some((program, source)) = program_to_build(&command) {
+        let name = source.file_name().context("a program folder")?;
+        let target = folder.join(name);
+        copy_tree(&source, &target).with_context(|| format!("copying {}", source.display()))?;
+        let built = target.join(Path::new(&program).file_name().context("a program")?);
+        command = command.replacen(&program, &built.display().to_string(), 1);
+        build_dir = target;
+    }
+    let rewritten = crate::external::rewrite_paths(&command, |token, path| {
         let base = path
             .file_name()
             .map_or_else(|| PathBuf::from("program"), PathBuf::from);
@@ -115,7 +138,18 @@ fn copy_program(command: &str, folder: &Path) -> Result<String> {
         copy_tree(path, &target).with_context(|| format!("copying {token}"))?;
         Ok::<_, anyhow::Error>(target.display().to_string())
     })?;
-    Ok(format!("exec:{rewritten}"))
+    Ok((format!("exec:{rewritten}"), build_dir))
+}
+
+/// The program word of `command` and its folder, when the program is not there yet but
+/// its folder is (named by a relative path other than `.`: never the whole current folder).
+fn program_to_build(command: &str) -> Option<(String, PathBuf)> {
+    let program = command.split_whitespace().next()?;
+    let path = Path::new(program);
+    let parent = path.parent()?;
+    let named = !parent.as_os_str().is_empty() && parent != Path::new(".");
+    (path.is_relative() && named && !path.exists() && parent.is_dir())
+        .then(|| (program.to_owned(), parent.to_owned()))
 }
 
 fn copy_tree(from: &Path, to: &Path) -> Result<()> {
@@ -131,23 +165,36 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
     Ok(())
 }
 
-/// Runs `cmd` with `sh -c` in `folder` (the bot's copy), under a time limit and the
-/// league's memory limit; returns whether it succeeded and its output.
+/// Runs `cmd` with `sh -c` in `folder` (the bot's copy), under a time limit, in the
+/// bots' sandbox (the league's `[limits]`, with the folder itself as its working folder:
+/// what the build writes stays); returns whether it succeeded and its output.
 fn run_build(cmd: &str, folder: &Path, limits: &crate::setup::Limits) -> Result<(bool, String)> {
-    let memory = limits.memory_mb.saturating_mul(1024);
-    // ulimit -v caps the build's address space as the sandbox caps the bot's.
-    let script = format!("ulimit -v {memory} 2>/dev/null; exec sh -c \"$1\"");
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(script)
-        .arg("build")
-        .arg(cmd)
-        .current_dir(folder)
-        .stdin(std::process::Stdio::null())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .with_context(|| format!("starting the build {cmd:?}"))?;
+    // Kept until the build has ended: it gives the folder back and removes the cgroups.
+    let mut confined = None;
+    let mut child = if limits.sandbox == crate::setup::SandboxMode::On {
+        let read = crate::sandbox::read_paths_for(cmd);
+        let policy = crate::external::policy(limits, read);
+        let confined = confined.insert(
+            crate::sandbox::build::in_place(&policy, folder, cmd)
+                .with_context(|| format!("the build {cmd:?} cannot start"))?,
+        );
+        confined.spawn()?
+    } else {
+        // sandbox = "off": as the bots run then, with an address-space limit only.
+        let memory = limits.memory_mb.saturating_mul(1024);
+        let script = format!("ulimit -v {memory} 2>/dev/null; exec sh -c \"$1\"");
+        Command::new("sh")
+            .arg("-c")
+            .arg(script)
+            .arg("build")
+            .arg(cmd)
+            .current_dir(folder)
+            .stdin(std::process::Stdio::null())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .with_context(|| format!("starting the build {cmd:?}"))?
+    };
     let began = Instant::now();
     let (out_tx, out_rx) = std::sync::mpsc::channel();
     for stream in [
@@ -189,6 +236,7 @@ fn run_build(cmd: &str, folder: &Path, limits: &crate::setup::Limits) -> Result<
     for part in out_rx.iter() {
         log.push_str(&String::from_utf8_lossy(&part));
     }
+    drop(confined);
     match status {
         Some(s) if s.success() => Ok((true, log)),
         Some(s) => Ok((false, format!("build {cmd:?} failed ({s}):\n{log}"))),

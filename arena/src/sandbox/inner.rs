@@ -41,11 +41,22 @@ pub fn run(args: SandboxArgs) -> Result<()> {
         }
     };
     let null = dev_null()?;
+    // Reaped by the loop below, which waits for every process as an init does.
+    #[allow(clippy::zombie_processes)]
     let bot = Command::new(program)
         .args(rest)
         .current_dir(&workdir)
         .spawn()
-        .with_context(|| format!("executing {program}"))?;
+        .unwrap_or_else(|e| {
+            // As `sh` says it, with its exit status: the bot's command line may have
+            // come here without a shell ([`crate::external`] runs plain words directly).
+            let (why, status) = match e.kind() {
+                std::io::ErrorKind::NotFound => ("not found".to_owned(), 127),
+                _ => (e.to_string(), 126),
+            };
+            eprintln!("{program}: {why}");
+            std::process::exit(status)
+        });
     // The pipes are the bot's alone: a bot that closes its stdout is seen as gone at
     // once, not after its call's time runs out.
     release_pipes(&null);
@@ -97,6 +108,7 @@ fn setup(args: &SandboxArgs) -> Result<PathBuf> {
         read: &args.ro,
         disk_mb: args.disk_mb,
         bot_owned: args.mapped,
+        keep_workdir: args.keep_rw,
     })
     .map_err(|e| fail(Layer::Filesystem, format!("{e:#}")))?;
     let _ = nix::unistd::sethostname("arena");

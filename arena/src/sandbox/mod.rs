@@ -17,6 +17,7 @@
 //! accepted losing it; what the run reports is what a probe observed from inside a
 //! sandbox built the same way ([`observe`]).
 
+pub mod build;
 mod cgroup;
 mod filter;
 mod inner;
@@ -241,6 +242,10 @@ pub struct SandboxArgs {
     /// Layers the operator accepts losing.
     #[arg(long)]
     pub without: Vec<Layer>,
+    /// The working folder is the host's folder at `--rw`, bound read-write (what the
+    /// command writes there stays: a league bot's build), not a private tmpfs.
+    #[arg(long)]
+    pub keep_rw: bool,
     /// Internal: run as the inner stage (pid 1 of the new namespaces).
     #[arg(long, hide = true)]
     pub inner: bool,

@@ -257,7 +257,9 @@ fn probe_in(exe: &Path, policy: &Policy, run_dir: &Path, workdir: &Path) -> Resu
     let frozen = {
         cgroup.freeze();
         let mut seen = false;
-        for _ in 0..100 {
+        // Frozen once every process has stopped: on a loaded machine a runnable process
+        // may wait for a core for a while (200 ms was seen to be too short at load 15).
+        for _ in 0..1000 {
             if cgroup.is_frozen() == Some(true) {
                 seen = true;
                 break;

@@ -173,6 +173,9 @@ fn setup(args: &SandboxArgs) -> Result<(Command, Option<std::fs::File>)> {
     if args.network {
         inner.arg("--network");
     }
+    if args.keep_rw {
+        inner.arg("--keep-rw");
+    }
     if let Some(procs) = &leave_freezer {
         // The inner stage leaves too, once the bot runs: a file it inherits, as it
         // cannot open one inside its view.

@@ -43,6 +43,8 @@ pub struct Plan<'a> {
     pub disk_mb: u64,
     /// The bot runs as 1000 of this user namespace (root host): its tmpfs are its own.
     pub bot_owned: bool,
+    /// The working folder is the host's, bound read-write, not a private tmpfs.
+    pub keep_workdir: bool,
 }
 
 /// Where the old root is while the new one is built.
@@ -197,6 +199,9 @@ fn build_workdir(plan: &Plan<'_>) -> Result<()> {
         remount_ro(&hidden, MsFlags::MS_NOSUID | MsFlags::MS_NODEV)?;
     }
     let work = under(NEW, plan.workdir);
+    if plan.keep_workdir {
+        return bind(&under(OLD, plan.workdir), &work, false);
+    }
     std::fs::create_dir_all(&work)?;
     tmpfs(&work, &format!("mode=0700,size={}m{owner}", plan.disk_mb))
 }

@@ -1,0 +1,109 @@
+//! A command run once in a bot's sandbox whose working folder is a real folder, bound
+//! read-write, so what it writes stays: a league bot's `--build`, in the copy of its
+//! files. Every other layer is a bot's: its own user (nobody outside), namespaces, a
+//! view of the system folders read-only and nothing else of the host, seccomp, and the
+//! memory, process and CPU cgroups; no freezer (nothing waits for its calls).
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use anyhow::{Context, Result, bail};
+
+use super::outer::HOST_NOBODY;
+use super::{BotCgroup, Policy, launch_args, launcher, map_when_unshared, probe};
+
+/// A command ready to run in `folder`; dropping it gives the folder back to the arena's
+/// user and removes the cgroups.
+pub struct InPlace {
+    command: Command,
+    _cgroup: BotCgroup,
+    /// Set when the arena runs as root: the folder was lent to nobody for the run.
+    lent: Option<PathBuf>,
+}
+
+/// Prepares `sh -c line` in a sandbox of `policy` working in `folder`. Fails closed, as
+/// a bot's start does: a layer the policy does not accept losing, missing on this host
+/// (as a probe observes it), stops it with the layer and the reason.
+pub fn in_place(policy: &Policy, folder: &Path, line: &str) -> Result<InPlace> {
+    let Some(exe) = launcher() else {
+        bail!("this program cannot start `arena __sandbox`");
+    };
+    let enforced = probe(policy);
+    let refused: Vec<String> = enforced
+        .missing()
+        .into_iter()
+        .filter(|l| !policy.accepts_losing(*l))
+        .map(|l| {
+            format!(
+                "{l} ({})",
+                enforced.why.get(l.id()).map_or("", String::as_str)
+            )
+        })
+        .collect();
+    if !refused.is_empty() {
+        bail!(
+            "the sandbox cannot apply {} on this machine (`arena doctor` lists every layer)",
+            refused.join(", ")
+        );
+    }
+    let folder = std::path::absolute(folder)?;
+    let (cgroup, missing) = BotCgroup::create(policy.caps());
+    if let Some((layer, why)) = missing.iter().find(|(l, _)| !policy.accepts_losing(*l)) {
+        bail!("the sandbox cannot apply its {layer} layer: {why}");
+    }
+    // As root the sandbox's user is nobody outside, who may not write a folder of root's.
+    let root = nix::unistd::geteuid().is_root();
+    if root {
+        chown_tree(&folder, HOST_NOBODY, HOST_NOBODY)
+            .with_context(|| format!("lending {} to the sandbox's user", folder.display()))?;
+    }
+    let mut command = Command::new(exe);
+    command
+        .args(launch_args(policy, &folder, None, &cgroup))
+        .arg("--keep-rw")
+        .args(["--", "/bin/sh", "-c", line])
+        .current_dir(&folder)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", &folder)
+        .env("TMPDIR", "/tmp")
+        .env("LANG", "C.UTF-8")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    Ok(InPlace {
+        command,
+        _cgroup: cgroup,
+        lent: root.then_some(folder),
+    })
+}
+
+impl InPlace {
+    pub fn spawn(&mut self) -> Result<Child> {
+        let child = self.command.spawn().context("starting `arena __sandbox`")?;
+        map_when_unshared(child.id());
+        Ok(child)
+    }
+}
+
+impl Drop for InPlace {
+    fn drop(&mut self) {
+        if let Some(folder) = &self.lent {
+            let (uid, gid) = (nix::unistd::geteuid(), nix::unistd::getegid());
+            let _ = chown_tree(folder, uid.as_raw(), gid.as_raw());
+        }
+    }
+}
+
+/// Gives `path` and everything under it to `uid`:`gid` (links themselves, never what
+/// they point at: a build may leave a link to anywhere).
+fn chown_tree(path: &Path, uid: u32, gid: u32) -> std::io::Result<()> {
+    std::os::unix::fs::lchown(path, Some(uid), Some(gid))?;
+    let meta = std::fs::symlink_metadata(path)?;
+    if meta.is_dir() {
+        for entry in std::fs::read_dir(path)? {
+            chown_tree(&entry?.path(), uid, gid)?;
+        }
+    }
+    Ok(())
+}
