@@ -185,8 +185,23 @@ fn the_command_line_flow_and_an_export_that_verify_checks() {
     );
 
     // Tampering: a score flipped and its check recomputed (a forger's edit) fails verify.
-    let victim = out.join("1-3").join("games.csv");
-    let text = std::fs::read_to_string(&victim).unwrap();
+    tamper(&out.join("1-3").join("games.csv"));
+    let out = arena()
+        .args(["verify", s(&out.join("1-3"))])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// A forger's edit of a `games.csv`: the first decisive score flipped, every row's
+/// running check recomputed, so only a replay can tell.
+fn tamper(victim: &Path) {
+    let text = std::fs::read_to_string(victim).unwrap();
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
     let mut crc = 0u32;
     let mut changed = false;
@@ -206,17 +221,55 @@ fn the_command_line_flow_and_an_export_that_verify_checks() {
         *line = format!("{content},{crc:08x}");
     }
     assert!(changed);
-    std::fs::write(&victim, lines.join("\n") + "\n").unwrap();
-    let out = arena()
-        .args(["verify", s(&out.join("1-3"))])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+    std::fs::write(victim, lines.join("\n") + "\n").unwrap();
+}
+
+/// `arena verify` on an export's root verifies every pair that `pairs.csv` lists, each
+/// with its result and a total; one tampered pair fails the whole (exit 1), named.
+#[test]
+fn verify_on_an_export_root_checks_every_pair() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(
+        &dir,
+        "5,4 9,7",
+        "11",
+        &[
+            ("greedy", "greedy", true),
+            ("random", "random", true),
+            ("smart", "smart", false),
+        ],
     );
+    run(&dir, &["--games", "200"]);
+    let out = tmp.path().join("out");
+    let pairs = export(&dir, &out);
+    let v = ok(&["verify", s(&out)]);
+    for name in ["1-2", "1-3", "2-3"] {
+        if out.join(name).is_dir() {
+            assert!(v.contains(&format!("pair {name} (")), "{name}: {v}");
+        }
+    }
+    assert!(
+        v.contains(&format!("total: {} pairs, 200 rows", pairs.len())),
+        "{v}"
+    );
+    assert!(v.contains("0 mismatches"), "{v}");
+
+    tamper(&out.join("1-3").join("games.csv"));
+    let failed = arena().args(["verify", s(&out)]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&failed.stdout);
+    assert_eq!(failed.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("pair 1-3 (greedy vs smart): 1 mismatch"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("(in pair 1-3)"), "{stdout}");
+
+    // A pairs.csv naming a folder that is not there is bad input (exit 2), named too.
+    std::fs::remove_dir_all(out.join("1-3")).unwrap();
+    let bad = arena().args(["verify", s(&out)]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("pair 1-3"));
 }
 
 /// zlib's crc32(data, value), bit by bit (the tests need no crate for it).
