@@ -58,6 +58,95 @@ struct Row {
     content: Vec<u8>,
 }
 
+/// Whether `dir` is the root of `arena league export` (it lists its pairs in
+/// `pairs.csv`; a run directory never holds one).
+pub fn is_export_root(dir: &Path) -> bool {
+    dir.join("pairs.csv").is_file()
+}
+
+/// Verifies every pair's run directory of a league export, in the order of
+/// `pairs.csv`: each pair's result, then the total. A pair whose directory cannot be
+/// read is bad input (an error naming the pair); mismatches are summed, so one
+/// tampered pair makes the whole export fail.
+pub fn verify_export(root: &Path, options: &Options) -> Result<Verified> {
+    let index = root.join("pairs.csv");
+    let mut reader =
+        csv::Reader::from_path(&index).with_context(|| format!("reading {}", index.display()))?;
+    let header = reader.headers()?.clone();
+    if header.iter().take(3).ne(["dir", "agent_a", "agent_b"]) {
+        bail!(
+            "{} is not the pairs.csv of a league export (its header is {:?})",
+            index.display(),
+            header.iter().collect::<Vec<_>>().join(",")
+        );
+    }
+    let mut total = Verified {
+        rows: 0,
+        checked: 0,
+        skipped: 0,
+        mismatches: 0,
+        text: String::new(),
+    };
+    let (mut pairs, mut failed) = (0, Vec::new());
+    for record in reader.records() {
+        let record = record.with_context(|| format!("reading {}", index.display()))?;
+        let (name, a, b) = (&record[0], &record[1], &record[2]);
+        // The folder is a name inside the export, never a path elsewhere: pairs.csv came
+        // with the export, and is no more trusted than its games.
+        if name.is_empty() || name.contains(['/', '\\']) || name == "." || name == ".." {
+            bail!("{}: {name:?} is not a pair's folder", index.display());
+        }
+        let v = verify(&root.join(name), options)
+            .with_context(|| format!("pair {name} ({a} vs {b})"))?;
+        let _ = writeln!(
+            total.text,
+            "pair {name} ({a} vs {b}): {}",
+            match v.mismatches {
+                0 => "ok".to_owned(),
+                1 => "1 mismatch".to_owned(),
+                m => format!("{m} mismatches"),
+            }
+        );
+        for line in v.text.lines() {
+            let _ = writeln!(total.text, "  {line}");
+        }
+        if v.mismatches > 0 {
+            failed.push(name.to_owned());
+        }
+        pairs += 1;
+        total.rows += v.rows;
+        total.checked += v.checked;
+        total.skipped += v.skipped;
+        total.mismatches += v.mismatches;
+    }
+    if pairs == 0 {
+        bail!("{} lists no pair to verify", index.display());
+    }
+    let _ = writeln!(
+        total.text,
+        "total: {pairs} pairs, {} rows on disk, {} replayed and compared{}, {} {}{}",
+        total.rows,
+        total.checked,
+        if total.skipped > 0 {
+            format!(", {} skipped", total.skipped)
+        } else {
+            String::new()
+        },
+        total.mismatches,
+        if total.mismatches == 1 {
+            "mismatch"
+        } else {
+            "mismatches"
+        },
+        if failed.is_empty() {
+            String::new()
+        } else {
+            format!(" (in pair {})", failed.join(", "))
+        }
+    );
+    Ok(total)
+}
+
 pub fn verify(dir: &Path, options: &Options) -> Result<Verified> {
     let began = Instant::now();
     let run = RunDir::open(dir, Access::Read)?;

@@ -185,8 +185,23 @@ fn the_command_line_flow_and_an_export_that_verify_checks() {
     );
 
     // Tampering: a score flipped and its check recomputed (a forger's edit) fails verify.
-    let victim = out.join("1-3").join("games.csv");
-    let text = std::fs::read_to_string(&victim).unwrap();
+    tamper(&out.join("1-3").join("games.csv"));
+    let out = arena()
+        .args(["verify", s(&out.join("1-3"))])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
+
+/// A forger's edit of a `games.csv`: the first decisive score flipped, every row's
+/// running check recomputed, so only a replay can tell.
+fn tamper(victim: &Path) {
+    let text = std::fs::read_to_string(victim).unwrap();
     let mut lines: Vec<String> = text.lines().map(str::to_owned).collect();
     let mut crc = 0u32;
     let mut changed = false;
@@ -206,17 +221,55 @@ fn the_command_line_flow_and_an_export_that_verify_checks() {
         *line = format!("{content},{crc:08x}");
     }
     assert!(changed);
-    std::fs::write(&victim, lines.join("\n") + "\n").unwrap();
-    let out = arena()
-        .args(["verify", s(&out.join("1-3"))])
-        .output()
-        .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(1),
-        "{}",
-        String::from_utf8_lossy(&out.stdout)
+    std::fs::write(victim, lines.join("\n") + "\n").unwrap();
+}
+
+/// `arena verify` on an export's root verifies every pair that `pairs.csv` lists, each
+/// with its result and a total; one tampered pair fails the whole (exit 1), named.
+#[test]
+fn verify_on_an_export_root_checks_every_pair() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(
+        &dir,
+        "5,4 9,7",
+        "11",
+        &[
+            ("greedy", "greedy", true),
+            ("random", "random", true),
+            ("smart", "smart", false),
+        ],
     );
+    run(&dir, &["--games", "200"]);
+    let out = tmp.path().join("out");
+    let pairs = export(&dir, &out);
+    let v = ok(&["verify", s(&out)]);
+    for name in ["1-2", "1-3", "2-3"] {
+        if out.join(name).is_dir() {
+            assert!(v.contains(&format!("pair {name} (")), "{name}: {v}");
+        }
+    }
+    assert!(
+        v.contains(&format!("total: {} pairs, 200 rows", pairs.len())),
+        "{v}"
+    );
+    assert!(v.contains("0 mismatches"), "{v}");
+
+    tamper(&out.join("1-3").join("games.csv"));
+    let failed = arena().args(["verify", s(&out)]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&failed.stdout);
+    assert_eq!(failed.status.code(), Some(1), "{stdout}");
+    assert!(
+        stdout.contains("pair 1-3 (greedy vs smart): 1 mismatch"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("(in pair 1-3)"), "{stdout}");
+
+    // A pairs.csv naming a folder that is not there is bad input (exit 2), named too.
+    std::fs::remove_dir_all(out.join("1-3")).unwrap();
+    let bad = arena().args(["verify", s(&out)]).output().unwrap();
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("pair 1-3"));
 }
 
 /// zlib's crc32(data, value), bit by bit (the tests need no crate for it).
@@ -909,7 +962,7 @@ fn next_event(stream: &mut impl BufRead) -> i64 {
 /// `show` on a league of 1,000,000 stored games answers in under a second: it reads
 /// the aggregates kept with every batch, never the games.
 #[test]
-#[ignore = "fills a database with 1,000,000 games (about 10 s in a debug build): cargo test -p arena --test league -- --ignored"]
+#[ignore = "fills a database with 1,000,000 games (about 10 s in a debug build): cargo test -p arena --test league -- --ignored show_answers"]
 fn show_answers_in_under_a_second_on_a_million_games() {
     let tmp = TempDir::new().unwrap();
     let dir = tmp.path().join("lg");
@@ -1006,4 +1059,104 @@ fn fill(db: &Path, games: u64) {
         .unwrap();
     }
     tx.commit().unwrap();
+}
+
+/// Retakes `docs/league.png`: plays the walkthrough of `docs/league.md` (the three
+/// versions in `tests/fixtures/league/`, sandbox on) until every candidate is decided,
+/// then serves the league, which plays on in spare time, and photographs the page in
+/// headless Chromium. Ignored: it writes into the repository, and the picture is the
+/// documentation's, not a check. `cargo test --release -p arena --test league --
+/// --ignored walkthrough_screenshot`.
+#[test]
+#[ignore = "writes docs/league.png"]
+fn walkthrough_screenshot() {
+    let browser = ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|n| common::find(n))
+        .expect("a chromium to photograph the page");
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/league");
+    ok(&[
+        "league",
+        "init",
+        s(&dir),
+        "--game",
+        "dominoes",
+        "--cases",
+        "5,4 7,5 9,7",
+        "--seed",
+        "2026",
+    ]);
+    ok(&["league", "add", s(&dir), "greedy", "greedy", "--benchmark"]);
+    ok(&["league", "add", s(&dir), "random", "random", "--benchmark"]);
+    // As the author does: one working copy, `mine.py`, registered once per version. The
+    // path must be relative for `add` to copy the file (an absolute one is kept as is).
+    for v in ["v1", "v2", "v3"] {
+        std::fs::copy(fixtures.join(format!("{v}.py")), tmp.path().join("mine.py")).unwrap();
+        arena()
+            .current_dir(tmp.path())
+            .args(["league", "add", "lg", v, "exec:python3 mine.py"])
+            .assert()
+            .success();
+    }
+    ok(&[
+        "league",
+        "run",
+        s(&dir),
+        "--concurrency",
+        "2",
+        "--until-decided",
+        "--quiet",
+    ]);
+    let (mut child, url) = serve(&dir, &[]);
+    let mut page = common::devtools::Browser::launch(&browser);
+    page.call(
+        "Emulation.setDeviceMetricsOverride",
+        serde_json::json!({ "width": 900, "height": 1400, "deviceScaleFactor": 1, "mobile": false }),
+    );
+    page.open(&url);
+    let ready = "document.body.dataset.live === 'events' && \
+                 document.getElementById('status').dataset.status === 'ok' && \
+                 document.body.innerHTML.includes('verdict accepted')";
+    let loaded = page.wait_for(ready, Duration::from_secs(30));
+    // A few seconds of spare play, so the page shows a league that is alive.
+    std::thread::sleep(Duration::from_secs(3));
+    // The top of the page: standings, verdicts, cross table, cases and the first of the
+    // latest games (the whole list would triple the picture for more of the same).
+    let shot = page.call(
+        "Page.captureScreenshot",
+        serde_json::json!({ "format": "png", "clip": { "x": 0, "y": 0, "width": 900, "height": 1400, "scale": 1 } }),
+    );
+    drop(page);
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(loaded, "the page did not load with a verdict");
+    let png = base64(shot["data"].as_str().unwrap());
+    let out = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/league.png");
+    std::fs::write(&out, png).unwrap();
+    eprintln!("wrote {}", out.display());
+    eprintln!("{}", ok(&["league", "show", s(&dir)]));
+}
+
+/// Standard base64 (as the DevTools protocol sends binary data), padding ignored.
+fn base64(text: &str) -> Vec<u8> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => c - b'A',
+        b'a'..=b'z' => c - b'a' + 26,
+        b'0'..=b'9' => c - b'0' + 52,
+        b'+' => 62,
+        b'/' => 63,
+        _ => panic!("not base64: {c}"),
+    };
+    let digits: Vec<u8> = text.bytes().filter(|&c| c != b'=').map(value).collect();
+    let mut out = Vec::with_capacity(digits.len() * 3 / 4);
+    for chunk in digits.chunks(4) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &d)| n | u32::from(d) << (18 - 6 * i));
+        out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
+    }
+    out
 }

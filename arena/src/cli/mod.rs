@@ -38,8 +38,9 @@ pub enum Command {
     Replay(ReplayArgs),
     /// Write the run's report.html again (charts, standings, a game viewer) from its games.
     Report(ReportArgs),
-    /// Replay a run's games from its seed and compare every column with games.csv
-    /// (exit 0: all agree; 1: a game differs; 2: bad input).
+    /// Replay a run's games from its seed and compare every column with games.csv,
+    /// or every pair's of a league export (exit 0: all agree; 1: a game differs; 2: bad
+    /// input).
     Verify(VerifyArgs),
     /// Count move sequences of exactly DEPTH plies from the empty board (Quarto).
     Perft(PerftArgs),

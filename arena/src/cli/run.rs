@@ -324,7 +324,8 @@ pub fn replay(args: ReplayArgs) -> Result<()> {
 
 #[derive(clap::Args, Debug)]
 pub struct VerifyArgs {
-    /// A run directory (a whole run, a shard or a merged run).
+    /// A run directory (a whole run, a shard or a merged run), or the root of
+    /// `arena league export` (every pair's run directory that its `pairs.csv` lists).
     pub dir: PathBuf,
     /// Check about K games, evenly spread over the file, instead of all of them.
     #[arg(long, value_name = "K")]
@@ -346,15 +347,17 @@ pub fn verify(args: VerifyArgs) -> Result<()> {
     if args.concurrency == Some(0) {
         bail!("--concurrency must be at least 1");
     }
-    let verified = crate::verify::verify(
-        &args.dir,
-        &crate::verify::Options {
-            sample: args.sample,
-            from: args.from,
-            external: args.external,
-            concurrency: args.concurrency.unwrap_or(0),
-        },
-    )?;
+    let options = crate::verify::Options {
+        sample: args.sample,
+        from: args.from,
+        external: args.external,
+        concurrency: args.concurrency.unwrap_or(0),
+    };
+    let verified = if crate::verify::is_export_root(&args.dir) {
+        crate::verify::verify_export(&args.dir, &options)?
+    } else {
+        crate::verify::verify(&args.dir, &options)?
+    };
     emit(&verified.text)?;
     if verified.mismatches > 0 {
         return Err(crate::verify::Mismatches(verified.mismatches).into());
