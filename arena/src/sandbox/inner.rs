@@ -13,7 +13,7 @@ use landlock::{
     path_beneath_rules,
 };
 use nix::sched::{CloneFlags, unshare};
-use nix::sys::prctl::{set_no_new_privs, set_pdeathsig};
+use nix::sys::prctl::{set_dumpable, set_no_new_privs, set_pdeathsig};
 use nix::sys::resource::{Resource, setrlimit};
 use nix::sys::signal::Signal;
 use nix::sys::wait::{WaitStatus, wait};
@@ -115,6 +115,10 @@ fn setup(args: &SandboxArgs) -> Result<PathBuf> {
     become_bot(args.mapped).map_err(|e| fail(Layer::Identity, e))?;
     // The credentials changed, which clears the parent-death signal.
     let _ = set_pdeathsig(Signal::SIGKILL);
+    // This stage leaves the freezer's cgroup once the bot runs, as the bot's user: not
+    // dumpable, so the bot cannot open its memory (`/proc/1/mem`) to run code between
+    // its calls (seccomp and Landlock stand in the way too). The bot's exec resets it.
+    set_dumpable(false).map_err(|e| fail(Layer::Identity, format!("set_dumpable: {e}")))?;
     // A second wall behind the view, where the kernel has Landlock; the view is the
     // first, so an old kernel loses nothing the probe would report.
     let _ = landlock(&workdir, args.network);

@@ -256,6 +256,9 @@ pub struct SandboxArgs {
     /// the arena's freezer cgroup, which the inner stage joins once the bot has started.
     #[arg(long, hide = true)]
     pub leave_freezer_fd: Option<i32>,
+    /// Internal: print which sandbox code this binary holds, and exit.
+    #[arg(long, hide = true)]
+    pub stages_id: bool,
     /// Internal: report, as one JSON line, what this process observes of its sandbox.
     #[arg(long, hide = true)]
     pub observe: bool,
@@ -366,7 +369,10 @@ pub fn read_paths_for(command: &str) -> Vec<PathBuf> {
 }
 
 pub fn run(args: SandboxArgs) -> Result<()> {
-    if args.observe {
+    if args.stages_id {
+        println!("{STAGES_ID}");
+        Ok(())
+    } else if args.observe {
         observe::report(args.hidden.as_deref())
     } else if args.inner {
         inner::run(args)
@@ -417,9 +423,28 @@ pub fn set_launcher(arena: PathBuf) {
     let _ = LAUNCHER.set(arena);
 }
 
-/// The `arena` binary named by [`set_launcher`], if any.
+/// The binary that runs the stages: the slim `arena-sandbox` beside the launcher (the
+/// same stages, a sixth of the size, about 1 ms faster to start, twice per bot) when it
+/// was built from the same sandbox code (it says so, asked once), else the launcher.
+static STAGES: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+
+/// The code of the stages this binary holds (`build.rs`).
+const STAGES_ID: &str = env!("SANDBOX_STAGES_ID");
+
+/// The binary that runs `arena __sandbox` for this process, if any ([`set_launcher`]).
 pub fn launcher() -> Option<&'static Path> {
-    LAUNCHER.get().map(PathBuf::as_path)
+    STAGES
+        .get_or_init(|| {
+            let arena = LAUNCHER.get()?;
+            let slim = arena.with_file_name("arena-sandbox");
+            let same = std::process::Command::new(&slim)
+                .args(["__sandbox", "--stages-id"])
+                .env_clear()
+                .output()
+                .is_ok_and(|o| o.status.success() && o.stdout.trim_ascii() == STAGES_ID.as_bytes());
+            Some(if same { slim } else { arena.clone() })
+        })
+        .as_deref()
 }
 
 /// What this machine enforces under `policy`, observed from inside a throwaway sandbox

@@ -1,0 +1,29 @@
+//! Names the sandbox's code: `SANDBOX_STAGES_ID`, a hash of `src/sandbox/`, compiled into
+//! both `arena` and `arena-sandbox`, so that `arena` uses the slim `arena-sandbox` beside
+//! it only when both were built from the same sandbox code (never a stale one).
+
+use std::hash::{DefaultHasher, Hash, Hasher};
+use std::path::Path;
+
+fn main() {
+    println!("cargo:rerun-if-changed=src/sandbox");
+    let mut hasher = DefaultHasher::new();
+    hash_tree(Path::new("src/sandbox"), &mut hasher);
+    println!("cargo:rustc-env=SANDBOX_STAGES_ID={:016x}", hasher.finish());
+}
+
+fn hash_tree(dir: &Path, hasher: &mut DefaultHasher) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("src/sandbox is readable")
+        .map(|e| e.expect("a directory entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        path.hash(hasher);
+        if path.is_dir() {
+            hash_tree(&path, hasher);
+        } else {
+            std::fs::read(&path).expect("a source file").hash(hasher);
+        }
+    }
+}

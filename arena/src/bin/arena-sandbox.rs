@@ -1,0 +1,29 @@
+//! `arena-sandbox`: the sandbox's two stages (`arena __sandbox`, `docs/sandbox.md`) in a
+//! binary of their own. Every start of a sandboxed bot executes the stages' binary twice,
+//! and this one, holding the sandbox alone, starts faster than the whole `arena`
+//! (`docs/benchmarks.md`). `arena` uses it when it lies beside it, built with it.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+#[derive(Parser)]
+#[command(
+    name = "arena-sandbox",
+    about = "The sandbox stages of `arena` (internal)"
+)]
+enum Cli {
+    #[command(name = "__sandbox")]
+    Sandbox(arena::sandbox::SandboxArgs),
+}
+
+fn main() -> ExitCode {
+    let Cli::Sandbox(args) = Cli::parse();
+    match arena::sandbox::run(args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}
