@@ -245,7 +245,7 @@ const ROOMS: [(&str, &[&[&str]]); 3] = [
             &["report", "rundir"],
             &["tournament"],
             &["verify", "train", "league"],
-            &["cli"],
+            &["cli", "bin"],
         ],
     ),
 ];
