@@ -947,6 +947,46 @@ fn events_follow_the_league() {
     assert!(seq > 0, "an event after games were recorded: {seq}");
 }
 
+/// A client that sends a request's head too slowly is cut off (5 s), and the page
+/// still answers others.
+#[test]
+fn a_slow_client_is_cut_off() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4", "3", &[]);
+    let (mut child, url) = serve(&dir, &["--games", "1000000000"]);
+    let port: u16 = url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches('/')
+        .parse()
+        .unwrap();
+    let mut slow = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    slow.set_read_timeout(Some(Duration::from_secs(30)))
+        .unwrap();
+    write!(slow, "GET / HTTP/1.1\r\nHost").unwrap();
+    let began = Instant::now();
+    let mut rest = Vec::new();
+    let _ = slow.read_to_end(&mut rest);
+    let waited = began.elapsed();
+    let mut other = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+    write!(
+        other,
+        "GET /api/state HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut answer = String::new();
+    other.read_to_string(&mut answer).unwrap();
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(
+        waited >= Duration::from_secs(4) && waited < Duration::from_secs(20),
+        "{waited:?}"
+    );
+    assert!(answer.starts_with("HTTP/1.1 200"), "{answer}");
+}
+
 /// The data of the next event on an event stream (chunk sizes and comments skipped).
 fn next_event(stream: &mut impl BufRead) -> i64 {
     let mut line = String::new();

@@ -95,7 +95,7 @@ pub fn serve(addr: SocketAddr, dir: &Path, token: Option<String>) -> Result<Stri
                 tokio::spawn(watch_changes(shared.clone()));
                 let served = async {
                     let listener = tokio::net::TcpListener::from_std(listener)?;
-                    axum::serve(listener, router(shared)).await
+                    accept(listener, router(shared)).await
                 };
                 if let Err(e) = served.await {
                     eprintln!("league page: the server stopped: {e}");
@@ -103,6 +103,44 @@ pub fn serve(addr: SocketAddr, dir: &Path, token: Option<String>) -> Result<Stri
             })
         })?;
     Ok(url)
+}
+
+/// At most this many connections at once (event streams included); more are closed
+/// at once, so a client that opens and holds connections cannot take the process's
+/// files.
+const MAX_CONNECTIONS: usize = 128;
+
+/// A request's head must arrive within this: a client that sends it slowly, byte by
+/// byte, holds no connection longer.
+const HEAD_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Serves `app` on `listener`, HTTP/1.1 by hyper (what `axum::serve` does, with the
+/// two limits it does not offer: connections and the time to send a request's head).
+async fn accept(listener: tokio::net::TcpListener, app: Router) -> std::io::Result<()> {
+    let connections = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let mut http = hyper::server::conn::http1::Builder::new();
+    http.timer(hyper_util::rt::TokioTimer::new())
+        .header_read_timeout(HEAD_TIMEOUT);
+    loop {
+        let (stream, _) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            // A connection that failed before it was accepted (reset, or no fd left
+            // for a moment) stops nothing.
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            }
+        };
+        let Ok(permit) = Arc::clone(&connections).try_acquire_owned() else {
+            continue; // dropped: closed at once
+        };
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let connection = http.serve_connection(hyper_util::rt::TokioIo::new(stream), service);
+        tokio::spawn(async move {
+            let _ = connection.await;
+            drop(permit);
+        });
+    }
 }
 
 fn router(shared: Shared) -> Router {
