@@ -32,8 +32,10 @@ fn runtime_with(dir: &std::path::Path, limits: Limits, games: usize) -> Arc<Exte
 }
 
 /// Median and p99 of a process's start, to its answer to `init`: each game gets a fresh
-/// process (one game per process), with the sandbox and with `sandbox = "off"`.
+/// process (one game per process), with the sandbox and with `sandbox = "off"`; the
+/// calling thread pinned, as a run's game thread is by default.
 fn startup(dir: &std::path::Path) {
+    let _pin = arena::affinity::plan(1).and_then(|c| arena::affinity::pin(c[0]));
     for (label, mode) in [("sandboxed", SandboxMode::On), ("off", SandboxMode::Off)] {
         let limits = Limits {
             sandbox: mode,
@@ -57,8 +59,20 @@ fn startup(dir: &std::path::Path) {
 
 /// Median and p99 of single `play` round trips (the same position), through the
 /// sandbox (frozen between calls) and with `sandbox = "off"`, in interleaved blocks of
-/// 1,000 calls so both see the same machine; and the ratio of the medians.
-fn latency(dir: &std::path::Path) {
+/// 1,000 calls so both see the same machine; and the ratio of the medians. `pinned`:
+/// as a game thread of a run is by default (`arena::affinity`), the calling thread on
+/// one core, where the bots it starts run too; else where the system puts them
+/// (`--no-pin`, or more games at once than cores).
+fn latency(dir: &std::path::Path, pinned: bool) {
+    let pin = pinned
+        .then(|| arena::affinity::plan(1).and_then(|c| arena::affinity::pin(c[0])))
+        .flatten();
+    assert_eq!(
+        pin.is_some(),
+        pinned,
+        "the bench thread could not be pinned"
+    );
+    let tag = if pinned { "" } else { "_unpinned" };
     let case: Case = "9,7".parse().unwrap();
     let game = Dominoes::new(&Deal::seeded(case, 1, 0));
     let modes = [("sandboxed", SandboxMode::On), ("off", SandboxMode::Off)];
@@ -69,7 +83,7 @@ fn latency(dir: &std::path::Path) {
                 sandbox: *mode,
                 ..Limits::default()
             };
-            let rt = runtime_with(&dir.join(format!("rt-{label}")), limits, usize::MAX);
+            let rt = runtime_with(&dir.join(format!("rt-{label}{tag}")), limits, usize::MAX);
             let mut agent = rt.agent::<Dominoes>(0, case.to_string(), 0);
             agent.init(&case).unwrap();
             (rt, agent)
@@ -94,11 +108,11 @@ fn latency(dir: &std::path::Path) {
         let p99 = times[times.len() * 99 / 100];
         medians.push(median.as_secs_f64());
         println!(
-            "protocol/play_round_trip_{label}  median {median:?}  p99 {p99:?}  (20,000 calls)"
+            "protocol/play_round_trip_{label}{tag}  median {median:?}  p99 {p99:?}  (20,000 calls)"
         );
     }
     println!(
-        "protocol/play_round_trip  sandboxed / off = {:.3}",
+        "protocol/play_round_trip{tag}  sandboxed / off = {:.3}",
         medians[0] / medians[1]
     );
 }
@@ -156,7 +170,8 @@ fn main() {
     // one, and re-executing it would start the bench over).
     arena::sandbox::set_launcher(ARENA.into());
     let dir = tempfile::tempdir().unwrap();
-    latency(dir.path());
+    latency(dir.path(), true);
+    latency(dir.path(), false);
     startup(dir.path());
     let mut c = Criterion::default().configure_from_args();
     games(&mut c, dir.path());

@@ -2,6 +2,7 @@
 //! Data flows one way: config -> plan -> schedule -> game -> agents -> record ->
 //! observers (results file, aggregate, progress, SPRT) -> reports. `docs/architecture.md` maps it.
 
+pub mod affinity;
 pub mod cli;
 pub mod config;
 pub mod engine;

@@ -303,7 +303,7 @@ fn play_rest(
             sink: &mut writer,
             observers: &mut observers,
         };
-        engine::play_all(games, exec.concurrency, engine::stop::flag(), outputs)
+        engine::play_all(games, exec, engine::stop::flag(), outputs)
     };
     progress.finish();
     writer.flush().map_err(harness)?;

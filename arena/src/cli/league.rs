@@ -103,6 +103,10 @@ pub struct LeagueRunArgs {
     /// Games played at once (default: one per core); never changes a game.
     #[arg(long, default_value_t = 0)]
     pub concurrency: usize,
+    /// Let the system move game threads between cores (by default each is pinned to a
+    /// core of its own where there are enough, with its external bots).
+    #[arg(long)]
+    pub no_pin: bool,
     /// Serve the live page at this address (e.g. 127.0.0.1:8080).
     #[arg(long)]
     pub serve: Option<SocketAddr>,
@@ -182,6 +186,7 @@ pub fn run(args: LeagueArgs) -> Result<()> {
                     serve: a.serve,
                     token: a.token,
                     quiet: a.quiet,
+                    pin: !a.no_pin,
                 },
             )?;
             Ok(())

@@ -26,6 +26,11 @@ pub struct ExecArgs {
     /// built-in games a large share of their time).
     #[arg(long)]
     pub timings: bool,
+    /// Let the system move game threads between cores. By default, when every game
+    /// thread can have a core of its own, each is pinned to one and its external bots
+    /// run there too: a call's round trip then wakes no sleeping core (docs/protocol.md).
+    #[arg(long)]
+    pub no_pin: bool,
 }
 
 /// Which shard of the run to play (`docs/scale.md`).
@@ -174,6 +179,7 @@ fn execution(args: &ExecArgs, config: Option<usize>) -> Result<Execution> {
         concurrency,
         progress: args.progress == ProgressMode::Auto,
         timings: args.timings,
+        pin: !args.no_pin,
     })
 }
 

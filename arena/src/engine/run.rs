@@ -32,6 +32,9 @@ pub struct Execution {
     /// Measure every decision's wall time (`timings.csv`, `think.csv`). Runs with an
     /// external agent are timed whatever this says.
     pub timings: bool,
+    /// Pin each game thread to a core of its own where there are enough
+    /// (`crate::affinity`); the bots a thread starts run on its core.
+    pub pin: bool,
 }
 
 /// Why the engine returned.
@@ -394,7 +397,7 @@ fn play_inline(
 /// ordering stage on the calling thread ([`Reorder`]) and the writer ([`write_rows`]).
 pub fn play_all(
     games: Games<'_>,
-    concurrency: usize,
+    exec: &Execution,
     interrupt: &AtomicBool,
     outputs: Outputs<'_, '_>,
 ) -> Result<RunEnd> {
@@ -402,8 +405,11 @@ pub fn play_all(
     if span.start >= end {
         return Ok(RunEnd::Completed);
     }
-    let workers = concurrency.max(1);
+    let workers = exec.concurrency.max(1);
+    // Each game thread on a core of its own, where there are enough (`crate::affinity`).
+    let cores = exec.pin.then(|| crate::affinity::plan(workers)).flatten();
     if workers == 1 {
+        let _pinned = cores.and_then(|c| crate::affinity::pin(c[0]));
         return play_inline(games, interrupt, outputs);
     }
     let claims = Claims {
@@ -417,6 +423,12 @@ pub fn play_all(
     let spares = Spares::default();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(workers)
+        .start_handler(move |i| {
+            if let Some(core) = cores.as_ref().and_then(|c| c.get(i)) {
+                // Pinned for the thread's life: it ends with the pool.
+                std::mem::forget(crate::affinity::pin(*core));
+            }
+        })
         .build()
         .context("starting the worker pool")?;
     let (sender, receiver) = mpsc::channel::<Result<Batch>>();

@@ -177,8 +177,16 @@ impl ExternalRuntime {
         }
     }
 
+    /// An idle process of `key`; one started on this thread's core if there is one
+    /// (`crate::affinity`), so calls and replies stay on one core.
     fn take_idle(&self, key: &Key) -> Option<Process> {
-        self.idle.lock().expect("not poisoned").get_mut(key)?.pop()
+        let mut idle = self.idle.lock().expect("not poisoned");
+        let waiting = idle.get_mut(key)?;
+        let here = crate::affinity::current();
+        match waiting.iter().rposition(|p| p.core == here) {
+            Some(i) => Some(waiting.swap_remove(i)),
+            None => waiting.pop(),
+        }
     }
 
     fn spawn(&self, key: &Key) -> Result<Process, AgentError> {

@@ -5,6 +5,7 @@
 //! limit and memory verdicts come from its cgroups and exit signal, never from its
 //! words.
 
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
 use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -12,8 +13,11 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use arena_core::AgentError;
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWriteExt};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use nix::errno::Errno;
+use nix::fcntl::{FcntlArg, OFlag, fcntl};
+use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
+use tokio::io::AsyncReadExt;
+use tokio::process::{Child, Command};
 use tokio::runtime::Handle;
 
 use super::log::StderrLog;
@@ -28,8 +32,10 @@ pub struct Sandboxed {
 
 pub struct Process {
     child: Child,
-    stdin: ChildStdin,
-    stdout: ChildStdout,
+    /// The pipes' ends, non-blocking, taken from tokio: calls are served on the
+    /// calling thread ([`Process::call`]).
+    stdin: OwnedFd,
+    stdout: OwnedFd,
     buffer: Vec<u8>,
     stderr_tail: Arc<Mutex<Vec<u8>>>,
     /// Ends when stderr reaches EOF: a dead bot's last words are read before it is judged.
@@ -43,6 +49,9 @@ pub struct Process {
     /// Its cgroups (confined bots): frozen between calls, read for verdicts, removed
     /// after the process is reaped.
     cgroup: Option<BotCgroup>,
+    /// The core it was started on, pinned there with the game thread that started it
+    /// (`crate::affinity`).
+    pub core: Option<usize>,
 }
 
 /// The shell command that becomes the bot; where no memory cgroup holds it, under an
@@ -202,8 +211,15 @@ impl Process {
         {
             crate::sandbox::map_when_unshared(pid);
         }
-        let stdin = child.stdin.take().expect("piped");
-        let stdout = child.stdout.take().expect("piped");
+        let own = |fd: std::io::Result<OwnedFd>| {
+            fd.and_then(|fd| {
+                fcntl(&fd, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))?;
+                Ok(fd)
+            })
+            .map_err(|e| AgentError::Startup(format!("the pipes of {command:?}: {e}")))
+        };
+        let stdin = own(child.stdin.take().expect("piped").into_owned_fd())?;
+        let stdout = own(child.stdout.take().expect("piped").into_owned_fd())?;
         let mut stderr = child.stderr.take().expect("piped");
         let tail = Arc::new(Mutex::new(Vec::new()));
         let tail_writer = Arc::clone(&tail);
@@ -239,6 +255,7 @@ impl Process {
             game,
             failed_after: Duration::ZERO,
             cgroup,
+            core: crate::affinity::current(),
         })
     }
 
@@ -249,87 +266,81 @@ impl Process {
 
     /// Sends one call and waits for its one-line reply, at most `cap`. Returns the line
     /// and the time it took (measured by the arena).
+    ///
+    /// The pipes are written and read on the calling thread, with `poll(2)`, not on the
+    /// tokio runtime: the bot's reply wakes this thread directly, where an await would
+    /// wake the runtime's I/O thread first and this one after it, two wake-ups per call
+    /// on cores that sleep between calls (`docs/benchmarks.md`).
     pub fn call(
         &mut self,
         text: &str,
         cap: Duration,
         limits: &Limits,
     ) -> Result<(String, Duration), AgentError> {
-        let handle = self.handle.clone();
-        handle.block_on(async {
-            if let Some(text) = self.unasked().await {
-                return Err(AgentError::Malformed(format!(
-                    "output it was not asked for, before this call: {text:?}"
-                )));
+        if let Some(text) = self.unasked() {
+            return Err(AgentError::Malformed(format!(
+                "output it was not asked for, before this call: {text:?}"
+            )));
+        }
+        // The call goes into the pipe while the bot is still frozen (a call fits the
+        // pipe's buffer, so this write does not wait): thawed, the bot finds it at once,
+        // instead of waking from the freezer only to sleep again on an empty pipe until
+        // the call comes. What does not fit is written after the thaw.
+        let mut rest = text.as_bytes();
+        let early = write_some(self.stdin.as_fd(), &mut rest);
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.thaw();
+        }
+        let started = Instant::now();
+        let written = early.and_then(|()| {
+            let deadline = started + cap;
+            while !rest.is_empty() {
+                if !wait_ready(self.stdin.as_fd(), PollFlags::POLLOUT, deadline)? {
+                    return Ok(false);
+                }
+                write_some(self.stdin.as_fd(), &mut rest)?;
             }
-            let write = async {
-                self.stdin.write_all(text.as_bytes()).await?;
-                self.stdin.flush().await
-            };
-            let mut write = std::pin::pin!(write);
-            // The call goes into the pipe while the bot is still frozen (a call fits the
-            // pipe's buffer, so this write does not wait): thawed, the bot finds it at
-            // once, instead of waking from the freezer only to sleep again on an empty
-            // pipe until the call comes. A write that would wait goes on after the thaw.
-            let written = std::future::poll_fn(|cx| {
-                std::task::Poll::Ready(match write.as_mut().poll(cx) {
-                    std::task::Poll::Ready(done) => Some(done),
-                    std::task::Poll::Pending => None,
-                })
-            })
-            .await;
-            if let Some(cgroup) = &self.cgroup {
-                cgroup.thaw();
+            Ok(true)
+        });
+        match written {
+            Ok(true) => {}
+            Ok(false) => {
+                self.failed_after = started.elapsed();
+                return Err(self.timed_out("not reading its input", limits));
             }
-            let started = Instant::now();
-            let write = async {
-                match written {
-                    Some(done) => done,
-                    None => write.as_mut().await,
-                }
-            };
-            match tokio::time::timeout(cap, write).await {
-                Err(_) => {
-                    self.failed_after = started.elapsed();
-                    return Err(self.timed_out("not reading its input", limits));
-                }
-                // The bot's end of stdin is closed (it exited): the same fault as EOF
-                // on its stdout, and which one the arena sees first is the OS's race, so
-                // both get one reason and games.csv stays a function of the bot.
-                Ok(Err(e)) if e.kind() == std::io::ErrorKind::BrokenPipe => {
-                    self.failed_after = started.elapsed();
-                    return Err(self.crashed(ENDED, limits).await);
-                }
-                Ok(Err(e)) => {
-                    self.failed_after = started.elapsed();
-                    return Err(self
-                        .crashed(&format!("writing the call: {e}"), limits)
-                        .await);
-                }
-                Ok(Ok(())) => {}
+            // The bot's end of stdin is closed (it exited): the same fault as EOF on
+            // its stdout, and which one the arena sees first is the OS's race, so both
+            // get one reason and games.csv stays a function of the bot.
+            Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => {
+                self.failed_after = started.elapsed();
+                return Err(self.crashed(ENDED, limits));
             }
-            let line = match tokio::time::timeout(cap, self.read_line(limits.max_line)).await {
-                Err(_) => {
-                    self.failed_after = started.elapsed();
-                    return Err(self.timed_out("no reply", limits));
-                }
-                Ok(Err(e)) => {
-                    self.failed_after = started.elapsed();
-                    return Err(e);
-                }
-                Ok(Ok(None)) => {
-                    self.failed_after = started.elapsed();
-                    return Err(self.crashed(ENDED, limits).await);
-                }
-                Ok(Ok(Some(line))) => line,
-            };
-            let took = started.elapsed();
-            // Its think time is over: not one cycle more until its next call.
-            if let Some(cgroup) = &self.cgroup {
-                cgroup.freeze();
+            Err(e) => {
+                self.failed_after = started.elapsed();
+                return Err(self.crashed(&format!("writing the call: {e}"), limits));
             }
-            Ok((line, took))
-        })
+        }
+        let line = match self.read_line(limits.max_line, Instant::now() + cap) {
+            Err(Reply::Late) => {
+                self.failed_after = started.elapsed();
+                return Err(self.timed_out("no reply", limits));
+            }
+            Err(Reply::Bad(e)) => {
+                self.failed_after = started.elapsed();
+                return Err(e);
+            }
+            Err(Reply::Ended) => {
+                self.failed_after = started.elapsed();
+                return Err(self.crashed(ENDED, limits));
+            }
+            Ok(line) => line,
+        };
+        let took = started.elapsed();
+        // Its think time is over: not one cycle more until its next call.
+        if let Some(cgroup) = &self.cgroup {
+            cgroup.freeze();
+        }
+        Ok((line, took))
     }
 
     /// A call that ran out of time; a bot that reached its memory limit meanwhile loses
@@ -358,25 +369,13 @@ impl Process {
     }
 
     /// What the process wrote since its last reply, if anything: a line the arena never
-    /// asked for. One read that does not wait (the last read returned data, so the pipe
-    /// is read again rather than assumed empty): output already there is caught; a line
+    /// asked for. One read that does not wait: output already there is caught; a line
     /// written after the arena sends its next call is taken as that call's reply.
-    async fn unasked(&mut self) -> Option<String> {
+    fn unasked(&mut self) -> Option<String> {
         let mut chunk = [0u8; 4096];
-        // One poll, never a wait: not `timeout(ZERO, ..)`, whose timer fires on the next
-        // millisecond tick and so cost every call about a millisecond (measured).
-        let stdout = &mut self.stdout;
-        let n = std::future::poll_fn(|cx| {
-            let mut buf = tokio::io::ReadBuf::new(&mut chunk);
-            std::task::Poll::Ready(
-                match std::pin::Pin::new(&mut *stdout).poll_read(cx, &mut buf) {
-                    std::task::Poll::Ready(Ok(())) => buf.filled().len(),
-                    std::task::Poll::Ready(Err(_)) | std::task::Poll::Pending => 0,
-                },
-            )
-        })
-        .await;
-        self.buffer.extend_from_slice(&chunk[..n]);
+        if let Ok(n) = nix::unistd::read(self.stdout.as_fd(), &mut chunk) {
+            self.buffer.extend_from_slice(&chunk[..n]);
+        }
         if self.buffer.is_empty() {
             return None;
         }
@@ -384,7 +383,8 @@ impl Process {
         Some(text.lines().next().unwrap_or("").chars().take(40).collect())
     }
 
-    async fn read_line(&mut self, max_line: usize) -> Result<Option<String>, AgentError> {
+    /// The next line of the bot's output, read until `deadline`.
+    fn read_line(&mut self, max_line: usize, deadline: Instant) -> Result<String, Reply> {
         let mut chunk = [0u8; 4096];
         loop {
             if let Some(pos) = self.buffer.iter().position(|&b| b == b'\n') {
@@ -393,40 +393,50 @@ impl Process {
                 // The line as sent, CR included: the protocol's parser takes off one.
                 line.pop();
                 if line.len() > max_line {
-                    return Err(AgentError::Malformed(format!(
+                    return Err(Reply::Bad(AgentError::Malformed(format!(
                         "a reply line longer than {max_line} bytes"
-                    )));
+                    ))));
                 }
-                return String::from_utf8(line)
-                    .map(Some)
-                    .map_err(|_| AgentError::Malformed("a reply that is not UTF-8".into()));
+                return String::from_utf8(line).map_err(|_| {
+                    Reply::Bad(AgentError::Malformed("a reply that is not UTF-8".into()))
+                });
             }
             if self.buffer.len() > max_line {
-                return Err(AgentError::Malformed(format!(
+                return Err(Reply::Bad(AgentError::Malformed(format!(
                     "more than {max_line} bytes without a newline"
-                )));
+                ))));
             }
-            let n = self
-                .stdout
-                .read(&mut chunk)
-                .await
-                .map_err(|e| AgentError::Crash(format!("reading its output: {e}")))?;
-            if n == 0 {
-                return Ok(None);
+            let reading = |e: std::io::Error| {
+                Reply::Bad(AgentError::Crash(format!("reading its output: {e}")))
+            };
+            match nix::unistd::read(self.stdout.as_fd(), &mut chunk) {
+                Ok(0) => return Err(Reply::Ended),
+                Ok(n) => self.buffer.extend_from_slice(&chunk[..n]),
+                Err(Errno::EAGAIN | Errno::EINTR) => {
+                    if !wait_ready(self.stdout.as_fd(), PollFlags::POLLIN, deadline)
+                        .map_err(reading)?
+                    {
+                        return Err(Reply::Late);
+                    }
+                }
+                Err(e) => return Err(reading(e.into())),
             }
-            self.buffer.extend_from_slice(&chunk[..n]);
         }
     }
 
     /// Classifies a dead or dying process: out of memory, over a limit, or a crash with
     /// its status. The verdict is the arena's own reading (the cgroups' counters, the
     /// exit signal); the bot's stderr is only quoted.
-    async fn crashed(&mut self, what: &str, limits: &Limits) -> AgentError {
-        let status = tokio::time::timeout(Duration::from_millis(500), self.child.wait()).await;
-        // Its stderr may still hold the reason (a traceback): read to its end.
-        if let Some(drained) = self.stderr_drained.take() {
-            let _ = tokio::time::timeout(Duration::from_millis(500), drained).await;
-        }
+    fn crashed(&mut self, what: &str, limits: &Limits) -> AgentError {
+        let handle = self.handle.clone();
+        let status = handle.block_on(async {
+            let status = tokio::time::timeout(Duration::from_millis(500), self.child.wait()).await;
+            // Its stderr may still hold the reason (a traceback): read to its end.
+            if let Some(drained) = self.stderr_drained.take() {
+                let _ = tokio::time::timeout(Duration::from_millis(500), drained).await;
+            }
+            status
+        });
         let tail =
             String::from_utf8_lossy(&self.stderr_tail.lock().expect("not poisoned")).into_owned();
         let signal = match &status {
@@ -510,6 +520,47 @@ impl Process {
             let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
         });
         drop(self.cgroup.take());
+    }
+}
+
+/// How a wait for a reply ended without one.
+enum Reply {
+    /// The deadline passed.
+    Late,
+    /// EOF: the bot closed its stdout or exited.
+    Ended,
+    Bad(AgentError),
+}
+
+/// Writes what the pipe takes of `rest` without waiting, and keeps what it did not.
+fn write_some(fd: BorrowedFd<'_>, rest: &mut &[u8]) -> std::io::Result<()> {
+    while !rest.is_empty() {
+        match nix::unistd::write(fd, rest) {
+            Ok(n) => *rest = &rest[n..],
+            Err(Errno::EAGAIN) => return Ok(()),
+            Err(Errno::EINTR) => {}
+            Err(e) => return Err(e.into()),
+        }
+    }
+    Ok(())
+}
+
+/// Waits until `fd` is ready for `events` (or at its end: a hangup or an error), at
+/// most until `deadline`; false when the deadline passed first.
+fn wait_ready(fd: BorrowedFd<'_>, events: PollFlags, deadline: Instant) -> std::io::Result<bool> {
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Ok(false);
+        }
+        // Whole milliseconds, rounded up: a wait of 0 would spin until the deadline.
+        let ms = i32::try_from(left.as_micros().div_ceil(1000)).unwrap_or(i32::MAX);
+        let timeout = PollTimeout::try_from(ms).unwrap_or(PollTimeout::MAX);
+        match poll(&mut [PollFd::new(fd, events)], timeout) {
+            Ok(0) | Err(Errno::EINTR) => {}
+            Ok(_) => return Ok(true),
+            Err(e) => return Err(e.into()),
+        }
     }
 }
 

@@ -34,6 +34,9 @@ pub struct Options {
     pub token: Option<String>,
     /// No progress lines.
     pub quiet: bool,
+    /// Pin each game thread to a core of its own where there are enough
+    /// (`crate::affinity`).
+    pub pin: bool,
 }
 
 /// What a run did.
@@ -62,8 +65,18 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
     } else {
         options.concurrency
     };
+    let cores = options
+        .pin
+        .then(|| crate::affinity::plan(concurrency))
+        .flatten();
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(concurrency)
+        .start_handler(move |i| {
+            if let Some(core) = cores.as_ref().and_then(|c| c.get(i)) {
+                // Pinned for the thread's life: it ends with the pool.
+                std::mem::forget(crate::affinity::pin(*core));
+            }
+        })
         .build()
         .context("starting the game threads")?;
     let logs = dir.join(super::LOGS);
