@@ -715,3 +715,74 @@ fn a_crash_is_charged_what_it_took_not_the_call_cap() {
         "{terminations:?}"
     );
 }
+
+/// The cores a run's bots may use, as each bot read them from its own /proc (its stderr
+/// log's lines), for a run with `extra` flags.
+fn bot_cores(dir: &Path, extra: &[&str]) -> Vec<String> {
+    let out = dir.join("run");
+    let bot = format!(
+        "exec:sh -c 'grep Cpus_allowed_list /proc/self/status >&2; exec {ARENA} serve greedy --game dominoes'"
+    );
+    let output = Command::new(ARENA)
+        .args([
+            "match", "--game", "dominoes", "--agent", &bot, "--agent", "greedy",
+        ])
+        .args([
+            "--cases",
+            "5,4 9,7",
+            "--games-per-case",
+            "4",
+            "--progress",
+            "never",
+        ])
+        .arg("--out")
+        .arg(&out)
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let mut cores = Vec::new();
+    for entry in std::fs::read_dir(&out).unwrap().flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.starts_with("stderr-") {
+            let log = std::fs::read_to_string(entry.path()).unwrap();
+            cores.extend(log.lines().filter_map(|l| {
+                let (_, list) = l.split_once("Cpus_allowed_list:")?;
+                Some(list.trim().to_owned())
+            }));
+        }
+    }
+    cores
+}
+
+/// A game thread is pinned to a core of its own when there are enough, and the bots it
+/// starts run on that core (`docs/protocol.md`, *One core per game*); `--no-pin` leaves
+/// them every core the arena has.
+#[test]
+fn bots_run_on_their_game_threads_core_unless_no_pin() {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let ours = status
+        .lines()
+        .find_map(|l| l.strip_prefix("Cpus_allowed_list:"))
+        .unwrap()
+        .trim()
+        .to_owned();
+    let t = tempfile::tempdir().unwrap();
+    let pinned = bot_cores(&t.path().join("pinned"), &["--concurrency", "1"]);
+    assert_eq!(pinned.len(), 2, "one process per case: {pinned:?}");
+    for list in &pinned {
+        assert!(
+            list.parse::<usize>().is_ok(),
+            "a pinned bot may run on one core only, not {list:?}"
+        );
+    }
+    let free = bot_cores(&t.path().join("free"), &["--concurrency", "1", "--no-pin"]);
+    assert_eq!(free.len(), 2, "{free:?}");
+    for list in &free {
+        assert_eq!(list, &ours, "--no-pin: every core the arena may use");
+    }
+}
