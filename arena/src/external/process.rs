@@ -668,3 +668,116 @@ impl StderrLines {
         log.write(&line);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One unconfined process of `command` and the runtime that holds its stderr reader.
+    fn start(command: &str) -> (tokio::runtime::Runtime, Process, tempfile::TempDir) {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let log = Arc::new(StderrLog::create(&dir.path().join("stderr.log"), 4096));
+        let process = Process::spawn(
+            rt.handle(),
+            command,
+            &dir.path().join("work"),
+            &Limits::default(),
+            log,
+            Launch {
+                tag: "test".into(),
+                sandbox: None,
+                run_dir: dir.path(),
+                env: &[],
+            },
+        )
+        .unwrap();
+        (rt, process, dir)
+    }
+
+    const CAP: Duration = Duration::from_secs(5);
+
+    #[test]
+    fn a_call_larger_than_the_pipe_is_written_while_the_bot_reads_it() {
+        let (_rt, mut p, _dir) = start("sh -c 'head -c 300001 >/dev/null; echo done'");
+        let call = format!("{}\n", "x".repeat(300_000));
+        let (line, _) = p.call(&call, CAP, &Limits::default()).unwrap();
+        assert_eq!(line, "done");
+        p.kill();
+    }
+
+    #[test]
+    fn a_bot_that_does_not_read_a_large_call_times_out_at_its_cap() {
+        let (_rt, mut p, _dir) = start("sleep 30");
+        let call = format!("{}\n", "x".repeat(300_000));
+        let cap = Duration::from_millis(200);
+        let began = Instant::now();
+        let e = p.call(&call, cap, &Limits::default()).unwrap_err();
+        assert!(
+            matches!(&e, AgentError::Timeout(w) if w.contains("not reading its input")),
+            "{e:?}"
+        );
+        assert!(
+            began.elapsed() >= cap && began.elapsed() < CAP,
+            "{:?}",
+            began.elapsed()
+        );
+        p.kill();
+    }
+
+    #[test]
+    fn a_reply_in_pieces_is_one_line_and_the_next_call_gets_the_next() {
+        let (_rt, mut p, _dir) = start(
+            "sh -c 'read a; printf pl; sleep 0.05; printf \"ay\\r\\n\"; read b; echo second'",
+        );
+        let (line, took) = p.call("one\n", CAP, &Limits::default()).unwrap();
+        // The CR stays: the protocol's parser takes off one.
+        assert_eq!(line, "play\r");
+        assert!(took >= Duration::from_millis(50), "{took:?}");
+        let (line, _) = p.call("two\n", CAP, &Limits::default()).unwrap();
+        assert_eq!(line, "second");
+        p.kill();
+    }
+
+    #[test]
+    fn silence_is_a_timeout_and_a_closed_stdout_a_crash_at_once() {
+        let (_rt, mut p, _dir) = start("sh -c 'read a; sleep 30'");
+        let cap = Duration::from_millis(150);
+        let e = p.call("one\n", cap, &Limits::default()).unwrap_err();
+        assert!(
+            matches!(&e, AgentError::Timeout(w) if w == "no reply"),
+            "{e:?}"
+        );
+        assert!(p.failed_after >= cap, "{:?}", p.failed_after);
+        p.kill();
+
+        let (_rt, mut p, _dir) = start("sh -c 'exec 1>&-; sleep 30'");
+        let e = p.call("one\n", CAP, &Limits::default()).unwrap_err();
+        assert!(
+            matches!(&e, AgentError::Crash(w) if w.starts_with(ENDED)),
+            "{e:?}"
+        );
+        assert!(
+            p.failed_after < Duration::from_secs(1),
+            "{:?}",
+            p.failed_after
+        );
+        p.kill();
+    }
+
+    #[test]
+    fn output_before_a_call_is_unasked_for() {
+        let (_rt, mut p, _dir) = start("sh -c 'echo early; sleep 30'");
+        std::thread::sleep(Duration::from_millis(200));
+        let e = p.call("one\n", CAP, &Limits::default()).unwrap_err();
+        assert!(
+            matches!(&e, AgentError::Malformed(w) if w.contains("\"early\"")),
+            "{e:?}"
+        );
+        p.kill();
+    }
+}
