@@ -4,6 +4,9 @@
 //! (`sandbox_without`) or turned the sandbox off (`sandbox = "off"`); either is said
 //! loudly.
 
+use std::collections::BTreeSet;
+use std::sync::Mutex;
+
 use anyhow::{Result, bail};
 
 use super::{Enforcement, Layer, Policy};
@@ -12,6 +15,16 @@ use super::{Enforcement, Layer, Policy};
 /// first hand (`docs/seeding.md` is complete enough to re-implement); the shipped
 /// configs' seeds and the default are all below it.
 const GUESSABLE_BELOW: u64 = 1 << 32;
+
+/// Console warnings this process has printed: a league, or `arena verify` on a league's
+/// export, starts one runtime per pair of bots, and each says the same things.
+static SAID: Mutex<BTreeSet<String>> = Mutex::new(BTreeSet::new());
+
+/// Whether `line` is new to this process's console (and from now on, not).
+fn first_time(line: &str) -> bool {
+    SAID.lock()
+        .map_or(true, |mut said| said.insert(line.to_owned()))
+}
 
 /// Logs what the sandbox enforces, refuses the run where a layer the operator did not
 /// give up is missing, and warns of what was given up and of a guessable seed.
@@ -22,9 +35,11 @@ pub fn announce(
     seed: u64,
     mut log: impl FnMut(&str) -> Result<()>,
 ) -> Result<()> {
-    // Warnings go to the console as well as run.log.
+    // Warnings go to the console as well as run.log; to the console once per process.
     fn warn(log: &mut impl FnMut(&str) -> Result<()>, line: &str) -> Result<()> {
-        eprintln!("arena: {line}");
+        if first_time(line) {
+            eprintln!("arena: {line}");
+        }
         log(line)
     }
     match enforcement {
@@ -113,6 +128,16 @@ pub fn announce(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_console_warning_is_printed_once_per_process() {
+        let line = "warning: a line no other test says";
+        assert!(super::first_time(line));
+        assert!(!super::first_time(line));
+        assert!(super::first_time(
+            "warning: another line no other test says"
+        ));
+    }
+
     use super::*;
 
     fn full() -> Enforcement {
