@@ -102,6 +102,7 @@ fn enter_scratch_root() -> Result<()> {
 
 /// The system folders and the bot's own program files, read-only at the same paths.
 fn bind_programs(read: &[PathBuf]) -> Result<()> {
+    let mut bound = Vec::new();
     for dir in SYSTEM {
         let source = under(OLD, Path::new(dir));
         match std::fs::symlink_metadata(&source) {
@@ -109,15 +110,25 @@ fn bind_programs(read: &[PathBuf]) -> Result<()> {
                 let target = std::fs::read_link(&source)?;
                 std::os::unix::fs::symlink(target, under(NEW, Path::new(dir)))?;
             }
-            Ok(_) => bind(&source, &under(NEW, Path::new(dir)), true)?,
+            Ok(_) => {
+                let target = under(NEW, Path::new(dir));
+                bind(&source, &target)?;
+                bound.push(target);
+            }
             Err(_) => {}
         }
     }
     for path in read {
         let source = under(OLD, path);
         if source.exists() {
-            bind(&source, &under(NEW, path), true)?;
+            let target = under(NEW, path);
+            bind(&source, &target)?;
+            bound.push(target);
         }
+    }
+    // Every mount the binds brought, read once: a recursive bind brings submounts along.
+    for point in mounts_under(&bound) {
+        remount_ro(&point, MsFlags::MS_NOSUID | MsFlags::MS_NODEV)?;
     }
     Ok(())
 }
@@ -200,7 +211,7 @@ fn build_workdir(plan: &Plan<'_>) -> Result<()> {
     }
     let work = under(NEW, plan.workdir);
     if plan.keep_workdir {
-        return bind(&under(OLD, plan.workdir), &work, false);
+        return bind(&under(OLD, plan.workdir), &work);
     }
     std::fs::create_dir_all(&work)?;
     tmpfs(&work, &format!("mode=0700,size={}m{owner}", plan.disk_mb))
@@ -218,8 +229,9 @@ fn tmpfs(target: impl AsRef<Path>, options: &str) -> Result<()> {
     .with_context(|| format!("mounting a tmpfs on {}", target.display()))
 }
 
-/// Binds `source` at `target` (created: a folder or an empty file), read-only.
-fn bind(source: &Path, target: &Path, read_only: bool) -> Result<()> {
+/// Binds `source` at `target` (created: a folder or an empty file), with its
+/// submounts.
+fn bind(source: &Path, target: &Path) -> Result<()> {
     if let Some(parent) = target.parent() {
         std::fs::create_dir_all(parent)?;
     }
@@ -235,29 +247,26 @@ fn bind(source: &Path, target: &Path, read_only: bool) -> Result<()> {
         MsFlags::MS_BIND | MsFlags::MS_REC,
         None::<&str>,
     )
-    .with_context(|| format!("binding {}", source.display()))?;
-    if read_only {
-        for point in mounts_under(target) {
-            remount_ro(&point, MsFlags::MS_NOSUID | MsFlags::MS_NODEV)?;
-        }
-    }
-    Ok(())
+    .with_context(|| format!("binding {}", source.display()))
 }
 
-/// Mount points at or under `target` (a recursive bind brings the submounts along).
-fn mounts_under(target: &Path) -> Vec<PathBuf> {
+/// Mount points at or under any of `targets`, each once, parents first.
+fn mounts_under(targets: &[PathBuf]) -> Vec<PathBuf> {
     let info = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
     let mut points: Vec<PathBuf> = info
         .lines()
         .filter_map(|l| l.split(' ').nth(4))
         .map(PathBuf::from)
-        .filter(|p| p.starts_with(target))
+        .filter(|p| targets.iter().any(|t| p.starts_with(t)))
         .collect();
+    // A target whose mount the listing lacks is still made read-only.
+    for t in targets {
+        if !points.iter().any(|p| p.starts_with(t)) {
+            points.push(t.clone());
+        }
+    }
     points.sort();
     points.dedup();
-    if points.is_empty() {
-        points.push(target.to_owned());
-    }
     points
 }
 
