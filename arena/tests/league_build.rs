@@ -105,3 +105,55 @@ fn a_build_that_writes_outside_its_folder_fails() {
         "{table}"
     );
 }
+
+/// A build's folder is a tmpfs with `disk_mb` to spare: a build that writes more fails
+/// with the kernel's "no space", the host's disk never holds it, and the copy is left as
+/// it was before the build.
+#[test]
+fn a_build_that_writes_more_than_its_disk_cap_fails_and_leaves_the_copy_as_it_was() {
+    let tmp = TempDir::new().unwrap();
+    let home = tmp.path();
+    std::fs::create_dir(home.join("cbot")).unwrap();
+    std::fs::write(home.join("cbot/source.txt"), "v1").unwrap();
+    let out = arena(
+        home,
+        &["league", "init", "lg", "--game", "dominoes", "--seed", "1"],
+    );
+    assert!(out.status.success(), "{out:?}");
+    let toml = home.join("lg/league.toml");
+    let config = std::fs::read_to_string(&toml).unwrap();
+    let capped = config.replace("disk_mb = 64", "disk_mb = 8");
+    assert_ne!(capped, config, "league.toml names disk_mb: {config}");
+    std::fs::write(&toml, capped).unwrap();
+    // 6 MB fit beside the source; 12 MB more do not.
+    let build = "head -c 6000000 /dev/zero > fits && echo fitted \
+         && head -c 12000000 /dev/zero > big && echo wrote-all";
+    let out = arena(
+        home,
+        &[
+            "league",
+            "add",
+            "lg",
+            "cbot",
+            "exec:cbot/bot",
+            "--build",
+            build,
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let show = arena(home, &["league", "show", "lg"]);
+    let table = String::from_utf8_lossy(&show.stdout);
+    assert!(
+        table.contains("cbot: failed")
+            && table.contains("| fitted")
+            && table.contains("No space left on device")
+            && !table.contains("| wrote-all"),
+        "{table}"
+    );
+    let copy = home.join("lg/bots/1/cbot");
+    assert_eq!(
+        std::fs::read_to_string(copy.join("source.txt")).unwrap(),
+        "v1"
+    );
+    assert!(!copy.join("fits").exists() && !copy.join("big").exists());
+}

@@ -19,6 +19,7 @@
 
 pub mod build;
 mod cgroup;
+mod copy;
 mod filter;
 mod inner;
 mod observe;

@@ -18,7 +18,7 @@ use nix::sys::resource::{Resource, setrlimit};
 use nix::sys::signal::{Signal, raise};
 use nix::unistd::{getegid, geteuid};
 
-use super::{Layer, SandboxArgs, fail, parse_join};
+use super::{Layer, SandboxArgs, copy, fail, parse_join};
 
 /// The exit status of a sandbox that could not be built; its reason is on stderr.
 pub const SETUP_FAILED: i32 = 125;
@@ -49,6 +49,24 @@ pub fn run(args: SandboxArgs) -> Result<()> {
     // this stage has cleaned up.
     release_pipes(&null);
     let status = child.wait().context("waiting for the inner sandbox")?;
+    // A build that succeeded: its folder's copy (a tmpfs in the view, this stage's root
+    // since the inner stage's pivot_root) replaces the host folder (this stage's
+    // working folder, which the pivot left where it was).
+    if args.keep_rw && status.success() {
+        let copied = args
+            .rw
+            .as_deref()
+            .context("__sandbox needs --rw")
+            .and_then(|rw| {
+                copy::clear(Path::new("."))
+                    .and_then(|()| copy::copy_tree(rw, Path::new("."), None))
+                    .context("copying the build's folder back")
+            });
+        if let Err(e) = copied {
+            eprintln!("arena sandbox: {e:#}");
+            std::process::exit(SETUP_FAILED);
+        }
+    }
     // The inner stage is pid 1 of its namespace and cannot die by its own signal: it
     // exits with 128 + the bot's signal, as a shell does.
     let signal = status.signal().or_else(|| {

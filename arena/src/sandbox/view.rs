@@ -211,7 +211,17 @@ fn build_workdir(plan: &Plan<'_>) -> Result<()> {
     }
     let work = under(NEW, plan.workdir);
     if plan.keep_workdir {
-        return bind(&under(OLD, plan.workdir), &work);
+        // A build: a copy of its folder in a tmpfs with `disk_mb` to spare, copied back
+        // by the outer stage if the build succeeds (`super::copy`).
+        let source = under(OLD, plan.workdir);
+        let used = super::copy::tree_bytes(&source)
+            .with_context(|| format!("measuring {}", plan.workdir.display()))?;
+        std::fs::create_dir_all(&work)?;
+        let size_kb = used.div_ceil(1024) + plan.disk_mb * 1024;
+        tmpfs(&work, &format!("mode=0700,size={size_kb}k{owner}"))?;
+        let bot = plan.bot_owned.then_some(super::outer::BOT_ID);
+        return super::copy::copy_tree(&source, &work, bot)
+            .with_context(|| format!("copying {} into its tmpfs", plan.workdir.display()));
     }
     std::fs::create_dir_all(&work)?;
     tmpfs(&work, &format!("mode=0700,size={}m{owner}", plan.disk_mb))
