@@ -166,8 +166,9 @@ fn copy_tree(from: &Path, to: &Path) -> Result<()> {
 }
 
 /// Runs `cmd` with `sh -c` in `folder` (the bot's copy), under a time limit, in the
-/// bots' sandbox (the league's `[limits]`, with the folder itself as its working folder:
-/// what the build writes stays); returns whether it succeeded and its output.
+/// bots' sandbox (the league's `[limits]`; the folder copied into a tmpfs of its size
+/// plus `disk_mb` and back when the build succeeds: what the build writes stays, capped);
+/// returns whether it succeeded and its output.
 fn run_build(cmd: &str, folder: &Path, limits: &crate::setup::Limits) -> Result<(bool, String)> {
     // Kept until the build has ended: it gives the folder back and removes the cgroups.
     let mut confined = None;

@@ -1,8 +1,10 @@
-//! A command run once in a bot's sandbox whose working folder is a real folder, bound
-//! read-write, so what it writes stays: a league bot's `--build`, in the copy of its
-//! files. Every other layer is a bot's: its own user (nobody outside), namespaces, a
-//! view of the system folders read-only and nothing else of the host, seccomp, and the
-//! memory, process and CPU cgroups; no freezer (nothing waits for its calls).
+//! A command run once in a bot's sandbox whose writes in its working folder stay: a
+//! league bot's `--build`, in the copy of its files. It works in a tmpfs holding a copy
+//! of the folder with `disk_mb` to spare, copied back when it succeeds
+//! (`super::copy`). Every other layer is a bot's: its own user (nobody outside),
+//! namespaces, a view of the system folders read-only and nothing else of the host,
+//! seccomp, and the memory, process and CPU cgroups; no freezer (nothing waits for its
+//! calls).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
