@@ -149,7 +149,7 @@ pub enum ConfigError {
     )]
     ReadPath(PathBuf),
     #[error(
-        "limits.sandbox_without: the {0} layer comes with user namespaces and cannot be given up alone (only seccomp, memory, processes, cpu and freezer can; or sandbox = \"off\")"
+        "limits.sandbox_without: the {0} layer comes with user namespaces and cannot be given up alone (only seccomp, memory, processes, cpu, io and freezer can; or sandbox = \"off\")"
     )]
     SandboxLayer(crate::sandbox::Layer),
     #[error(transparent)]

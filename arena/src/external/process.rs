@@ -206,10 +206,10 @@ impl Process {
             .kill_on_drop(true)
             .spawn()
             .map_err(|e| AgentError::Startup(format!("cannot start {command:?}: {e}")))?;
-        if cgroup.is_some()
+        if let Some(cgroup) = &cgroup
             && let Some(pid) = child.id()
         {
-            crate::sandbox::map_when_unshared(pid);
+            crate::sandbox::map_when_unshared(pid, cgroup.host_id());
         }
         let own = |fd: std::io::Result<OwnedFd>| {
             fd.and_then(|fd| {

@@ -1,25 +1,25 @@
 //! A command run once in a bot's sandbox whose writes in its working folder stay: a
 //! league bot's `--build`, in the copy of its files. It works in a tmpfs holding a copy
 //! of the folder with `disk_mb` to spare, copied back when it succeeds
-//! (`super::copy`). Every other layer is a bot's: its own user (nobody outside),
-//! namespaces, a view of the system folders read-only and nothing else of the host,
-//! seccomp, and the memory, process and CPU cgroups; no freezer (nothing waits for its
-//! calls).
+//! (`super::copy`). Every other layer is a bot's: its own user (as root, a uid of its
+//! own outside, from the arena's range), namespaces, a view of the system folders
+//! read-only and nothing else of the host, seccomp, and the memory, process, CPU and io
+//! cgroups; no freezer (nothing waits for its calls).
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-use super::outer::HOST_NOBODY;
 use super::{BotCgroup, Policy, launch_args, launcher, map_when_unshared, probe};
 
 /// A command ready to run in `folder`; dropping it gives the folder back to the arena's
 /// user and removes the cgroups.
 pub struct InPlace {
     command: Command,
-    _cgroup: BotCgroup,
-    /// Set when the arena runs as root: the folder was lent to nobody for the run.
+    cgroup: BotCgroup,
+    /// Set when the arena runs as root: the folder was lent to the build's own host user
+    /// for the run.
     lent: Option<PathBuf>,
 }
 
@@ -53,10 +53,13 @@ pub fn in_place(policy: &Policy, folder: &Path, line: &str) -> Result<InPlace> {
     if let Some((layer, why)) = missing.iter().find(|(l, _)| !policy.accepts_losing(*l)) {
         bail!("the sandbox cannot apply its {layer} layer: {why}");
     }
-    // As root the sandbox's user is nobody outside, who may not write a folder of root's.
-    let root = nix::unistd::geteuid().is_root();
-    if root {
-        chown_tree(&folder, HOST_NOBODY, HOST_NOBODY)
+    // As root the sandbox's user outside is its slot's, who may not write a folder of
+    // root's.
+    let lent_to = cgroup
+        .host_id()
+        .filter(|_| nix::unistd::geteuid().is_root());
+    if let Some(id) = lent_to {
+        chown_tree(&folder, id, id)
             .with_context(|| format!("lending {} to the sandbox's user", folder.display()))?;
     }
     let mut command = Command::new(exe);
@@ -75,15 +78,15 @@ pub fn in_place(policy: &Policy, folder: &Path, line: &str) -> Result<InPlace> {
         .stderr(Stdio::piped());
     Ok(InPlace {
         command,
-        _cgroup: cgroup,
-        lent: root.then_some(folder),
+        cgroup,
+        lent: lent_to.map(|_| folder),
     })
 }
 
 impl InPlace {
     pub fn spawn(&mut self) -> Result<Child> {
         let child = self.command.spawn().context("starting `arena __sandbox`")?;
-        map_when_unshared(child.id());
+        map_when_unshared(child.id(), self.cgroup.host_id());
         Ok(child)
     }
 }

@@ -4,10 +4,15 @@
 //!
 //! One cgroup per bot process and controller, so every process of the bot counts
 //! together: `memory` (its limit, tmpfs pages included; the OOM killer's count is the
-//! memory verdict), `pids` (the cap on processes and threads), `cpu` (at most one core)
+//! memory verdict), `pids` (the cap on processes and threads), `cpu` (at most one core),
+//! `blkio` (v1) or `io` (v2), which throttles its reads and writes on the host's disks,
 //! and the freezer (the bot is frozen while it waits for its next call). Each controller
 //! comes from the cgroup v1 hierarchy that holds it where there is one (this project's
 //! CI machines), else from cgroup v2's unified hierarchy (most distributions).
+//!
+//! The set also holds the sandbox's host user ([`identity`], as root), so that a slot of
+//! the arena's uid range is given back only once the cgroups, and so every process of
+//! the bot, are gone.
 
 use std::fs::File;
 use std::os::unix::fs::FileExt;
@@ -16,6 +21,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use super::Layer;
+use super::identity::{self, Slot};
 
 /// What a bot's cgroups hold it to.
 #[derive(Clone, Copy, Debug)]
@@ -38,6 +44,8 @@ pub struct BotCgroup {
     /// `freezer.state` (v1) or `cgroup.freeze` (v2), kept open: a call's freeze and thaw
     /// are one write each.
     freezer: Option<(File, bool)>,
+    /// The sandbox's uid and gid outside (as root; `None` otherwise).
+    slot: Option<Slot>,
 }
 
 /// Where a controller lives: the folder of this process's cgroup in that hierarchy.
@@ -49,7 +57,7 @@ struct Hierarchy {
 /// This process's cgroup folder for each layer, from `/proc/self/mountinfo` and
 /// `/proc/self/cgroup`: the v1 hierarchy that holds the controller, else v2's.
 fn hierarchy(layer: Layer) -> Option<Hierarchy> {
-    let controller = controller_of(layer);
+    let controller = controller_of(layer, false);
     let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
     let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
     let mut v2_mount = None;
@@ -87,7 +95,10 @@ fn hierarchy(layer: Layer) -> Option<Hierarchy> {
     // The freezer is part of every v2 cgroup; the other controllers must be offered.
     if layer != Layer::Freezer {
         let offered = std::fs::read_to_string(own.join("cgroup.controllers")).ok()?;
-        if !offered.split_whitespace().any(|c| c == controller) {
+        if !offered
+            .split_whitespace()
+            .any(|c| c == controller_of(layer, true))
+        {
             return None;
         }
     }
@@ -100,17 +111,88 @@ fn join_under(point: &str, root: &str, path: &str) -> PathBuf {
     Path::new(point).join(rel.trim_start_matches('/'))
 }
 
-fn controller_of(layer: Layer) -> &'static str {
+/// The controller of a cgroup layer, in cgroup v1 or (`v2`) in v2, which renamed one.
+fn controller_of(layer: Layer, v2: bool) -> &'static str {
     match layer {
         Layer::Memory => "memory",
         Layer::Processes => "pids",
         Layer::Cpu => "cpu",
+        Layer::Io if v2 => "io",
+        Layer::Io => "blkio",
         _ => "freezer",
     }
 }
 
 /// The cgroup layers, in the order they are made.
-pub const LAYERS: [Layer; 4] = [Layer::Memory, Layer::Processes, Layer::Cpu, Layer::Freezer];
+pub const LAYERS: [Layer; 5] = [
+    Layer::Memory,
+    Layer::Processes,
+    Layer::Cpu,
+    Layer::Io,
+    Layer::Freezer,
+];
+
+/// What the io layer allows a bot on each disk, reads and writes each: about what a
+/// program reading its files needs, and a fraction of a disk's bandwidth (a bot reading
+/// with `O_DIRECT` took 490-656 MiB/s of this host's disk before).
+pub const IO_BYTES_PER_S: u64 = 50 << 20;
+pub const IO_OPS_PER_S: u64 = 1000;
+
+/// The disks a bot could read through its view: every block device a filesystem of the
+/// host is mounted from (the view binds host folders only), as the whole disk a
+/// partition belongs to (throttles apply to disks), `MAJ:MIN`. Read once per process.
+fn disks() -> &'static [String] {
+    static DISKS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    DISKS.get_or_init(|| {
+        let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+        let mut disks: Vec<String> = mountinfo
+            .lines()
+            .filter_map(|line| {
+                let (left, right) = line.split_once(" - ")?;
+                let dev = left.split(' ').nth(2)?;
+                // Anonymous devices (tmpfs, proc, overlay; btrfs too) say nothing: their
+                // source may still name the block device they are on.
+                let dev = if dev.starts_with("0:") {
+                    let source = right.split(' ').nth(1)?;
+                    block_device_number(Path::new(source))?
+                } else {
+                    dev.to_owned()
+                };
+                whole_disk(&dev)
+            })
+            .collect();
+        disks.sort();
+        disks.dedup();
+        disks
+    })
+}
+
+/// `MAJ:MIN` of the block device file `path`.
+fn block_device_number(path: &Path) -> Option<String> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.file_type().is_block_device() {
+        return None;
+    }
+    let rdev = meta.rdev();
+    Some(format!(
+        "{}:{}",
+        nix::sys::stat::major(rdev),
+        nix::sys::stat::minor(rdev)
+    ))
+}
+
+/// The disk of block device `dev` (itself where it is not a partition), if the kernel
+/// knows it.
+fn whole_disk(dev: &str) -> Option<String> {
+    let sys = std::fs::canonicalize(format!("/sys/dev/block/{dev}")).ok()?;
+    if sys.join("partition").exists() {
+        let disk = std::fs::read_to_string(sys.parent()?.join("dev")).ok()?;
+        Some(disk.trim().to_owned())
+    } else {
+        Some(dev.to_owned())
+    }
+}
 
 static MADE: AtomicU64 = AtomicU64::new(0);
 
@@ -158,11 +240,21 @@ impl BotCgroup {
             std::process::id(),
             MADE.fetch_add(1, Ordering::Relaxed)
         );
+        let mut missing = Vec::new();
+        // As root, the bot's user outside is one of the arena's range, its own; as
+        // another user, the namespace can map only that user (nothing to take).
+        let slot = if nix::unistd::geteuid().is_root() {
+            identity::take()
+                .inspect_err(|why| missing.push((Layer::Identity, why.clone())))
+                .ok()
+        } else {
+            None
+        };
         let mut cgroup = BotCgroup {
             parts: Vec::new(),
             freezer: None,
+            slot,
         };
-        let mut missing = Vec::new();
         for layer in LAYERS {
             match make(layer, &name, caps) {
                 Ok(part) => {
@@ -286,6 +378,28 @@ impl BotCgroup {
     pub fn layers(&self) -> Vec<Layer> {
         self.parts.iter().map(|p| p.layer).collect()
     }
+
+    /// The sandbox's uid and gid on the host, where the arena maps them (as root).
+    pub fn host_id(&self) -> Option<u32> {
+        self.slot.as_ref().map(Slot::id)
+    }
+
+    /// Whether the io layer's throttle is in place on every disk a bot could read (the
+    /// probe checks it from outside).
+    pub fn io_throttled(&self) -> bool {
+        let Some(part) = self.part(Layer::Io) else {
+            return false;
+        };
+        let file = if part.v2 {
+            "io.max"
+        } else {
+            "blkio.throttle.read_bps_device"
+        };
+        let set = std::fs::read_to_string(part.dir.join(file)).unwrap_or_default();
+        disks()
+            .iter()
+            .all(|disk| set.lines().any(|l| l.split(' ').next() == Some(disk)))
+    }
 }
 
 impl Drop for BotCgroup {
@@ -295,6 +409,7 @@ impl Drop for BotCgroup {
         if matches!(self.freezer, Some((_, false))) {
             release_sentinel();
         }
+        let mut all_gone = true;
         for part in &self.parts {
             // The bot's last processes may take a moment to be reaped.
             for _ in 0..200 {
@@ -303,6 +418,12 @@ impl Drop for BotCgroup {
                 }
                 std::thread::sleep(Duration::from_millis(5));
             }
+            all_gone &= !part.dir.exists();
+        }
+        // A process of the bot that would not go still runs as the slot's user: the slot
+        // stays taken (its lock open) until the arena exits, so no other bot gets it.
+        if !all_gone && let Some(slot) = self.slot.take() {
+            std::mem::forget(slot);
         }
     }
 }
@@ -323,12 +444,13 @@ fn counter(file: &Path, key: &str) -> u64 {
 fn make(layer: Layer, name: &str, caps: Caps) -> Result<Part, String> {
     let h = hierarchy(layer).ok_or_else(|| {
         format!(
-            "no cgroup v1 hierarchy with `{}` and no cgroup v2 offering it",
-            controller_of(layer)
+            "no cgroup v1 hierarchy with `{}` and no cgroup v2 offering `{}`",
+            controller_of(layer, false),
+            controller_of(layer, true)
         )
     })?;
     if h.v2 && layer != Layer::Freezer {
-        enable_v2(&h.own, controller_of(layer))?;
+        enable_v2(&h.own, controller_of(layer, true))?;
     }
     sweep(&h.own);
     let dir = h.own.join(name);
@@ -377,6 +499,25 @@ fn make(layer: Layer, name: &str, caps: Caps) -> Result<Part, String> {
         (Layer::Cpu, false) => set("cpu.cfs_period_us", "100000".into())
             .and_then(|()| set("cpu.cfs_quota_us", "100000".into())),
         (Layer::Cpu, true) => set("cpu.max", "100000 100000".into()),
+        (Layer::Io, false) => disks().iter().try_for_each(|disk| {
+            [
+                ("blkio.throttle.read_bps_device", IO_BYTES_PER_S),
+                ("blkio.throttle.write_bps_device", IO_BYTES_PER_S),
+                ("blkio.throttle.read_iops_device", IO_OPS_PER_S),
+                ("blkio.throttle.write_iops_device", IO_OPS_PER_S),
+            ]
+            .into_iter()
+            .try_for_each(|(file, limit)| set(file, format!("{disk} {limit}")))
+        }),
+        (Layer::Io, true) => disks().iter().try_for_each(|disk| {
+            set(
+                "io.max",
+                format!(
+                    "{disk} rbps={IO_BYTES_PER_S} wbps={IO_BYTES_PER_S} \
+                     riops={IO_OPS_PER_S} wiops={IO_OPS_PER_S}"
+                ),
+            )
+        }),
         _ => Ok(()),
     };
     // Dropping the part removes its folder.

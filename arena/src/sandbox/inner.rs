@@ -143,9 +143,9 @@ fn setup(args: &SandboxArgs) -> Result<PathBuf> {
 }
 
 /// Becomes the bot's user: 1000 with no groups where the namespace maps it (the arena
-/// runs as root: 1000 is nobody outside); else, in a nested user namespace, 1000 mapped
-/// to this namespace's root (the arena's own user outside). Either way the bot's exec
-/// leaves it no capability.
+/// runs as root: 1000 is the sandbox's own host user outside); else, in a nested user
+/// namespace, 1000 mapped to this namespace's root (the arena's own user outside).
+/// Either way the bot's exec leaves it no capability.
 fn become_bot(mapped: bool) -> Result<(), String> {
     let id = BOT_ID;
     if mapped {

@@ -1,12 +1,13 @@
 //! Confinement for external agents (`docs/sandbox.md`): the arena binary re-executed as
 //! `arena __sandbox`, so no unsafe `pre_exec` hook is needed.
 //!
-//! - The arena makes the bot's cgroups ([`cgroup`]: memory, pids, cpu, freezer) and
-//!   starts the outer stage.
+//! - The arena makes the bot's cgroups ([`cgroup`]: memory, pids, cpu, io, freezer),
+//!   takes a host user of its own for it as root ([`identity`]) and starts the outer
+//!   stage.
 //! - [`outer`]: a new session, only fds 0-2, joins the cgroups, unshares user, PID,
 //!   network, IPC, mount and UTS namespaces (as root, the arena writes the maps, which
-//!   make the bot's user nobody outside) and starts the inner stage, then leaves the
-//!   freezer's cgroup.
+//!   make the bot's user that host user outside) and starts the inner stage, then leaves
+//!   the freezer's cgroup.
 //! - [`inner`]: pid 1 of the new PID namespace, in a cgroup namespace of its own. It
 //!   builds the bot's filesystem view
 //!   ([`view`]: pivot_root into a tmpfs of read-only system folders and program files, a
@@ -21,6 +22,7 @@ pub mod build;
 mod cgroup;
 mod copy;
 mod filter;
+mod identity;
 mod inner;
 mod observe;
 mod outer;
@@ -50,11 +52,12 @@ pub enum Layer {
     Memory,
     Processes,
     Cpu,
+    Io,
     Freezer,
 }
 
 impl Layer {
-    pub const ALL: [Layer; 11] = [
+    pub const ALL: [Layer; 12] = [
         Layer::Session,
         Layer::Identity,
         Layer::Filesystem,
@@ -65,6 +68,7 @@ impl Layer {
         Layer::Memory,
         Layer::Processes,
         Layer::Cpu,
+        Layer::Io,
         Layer::Freezer,
     ];
 
@@ -80,6 +84,7 @@ impl Layer {
             Layer::Memory => "memory",
             Layer::Processes => "processes",
             Layer::Cpu => "cpu",
+            Layer::Io => "io",
             Layer::Freezer => "freezer",
         }
     }
@@ -91,7 +96,7 @@ impl Layer {
                 "a new session, no controlling terminal, only fds 0-2: no typing into the operator's shell, no inherited files"
             }
             Layer::Identity => {
-                "an unprivileged user (not root inside, nobody outside when the arena is root), no capabilities, no_new_privs"
+                "an unprivileged user (not root inside; as root, a host uid of its own from the arena's range, so no per-user count is shared), no capabilities, no_new_privs"
             }
             Layer::Filesystem => {
                 "its own root: system folders and its program files read-only, private /dev, /dev/shm, /tmp and working folder; no run directory, configs, other bots or sockets"
@@ -105,6 +110,9 @@ impl Layer {
             Layer::Memory => "memory cgroup: memory_mb for all its processes and tmpfs together",
             Layer::Processes => "pids cgroup: at most `processes` processes and threads",
             Layer::Cpu => "cpu cgroup: at most one core for all its processes",
+            Layer::Io => {
+                "blkio/io cgroup: at most 50 MiB/s and 1000 operations/s of reads and writes each on the host's disks"
+            }
             Layer::Freezer => "freezer: no CPU at all between its calls",
         }
     }
@@ -114,7 +122,12 @@ impl Layer {
     pub fn may_be_lost(self) -> bool {
         matches!(
             self,
-            Layer::Seccomp | Layer::Memory | Layer::Processes | Layer::Cpu | Layer::Freezer
+            Layer::Seccomp
+                | Layer::Memory
+                | Layer::Processes
+                | Layer::Cpu
+                | Layer::Io
+                | Layer::Freezer
         )
     }
 }
@@ -497,7 +510,7 @@ fn spawn_plain(
         .stderr(std::process::Stdio::piped())
         .spawn()
         .context("starting `arena __sandbox`")
-        .inspect(|child| map_when_unshared(child.id()))
+        .inspect(|child| map_when_unshared(child.id(), cgroup.host_id()))
 }
 
 fn fail(layer: Layer, why: impl std::fmt::Display) -> anyhow::Error {

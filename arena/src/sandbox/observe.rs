@@ -218,6 +218,10 @@ fn tempfile_dir() -> Result<std::path::PathBuf> {
 fn probe_in(exe: &Path, policy: &Policy, run_dir: &Path, workdir: &Path) -> Result<Enforcement> {
     let mut report = Enforcement::default();
     let (cgroup, missing) = BotCgroup::create(policy.caps());
+    // Without a host user of its own, as root, nothing would map the probe's namespace.
+    if let Some((_, why)) = missing.iter().find(|(l, _)| *l == Layer::Identity) {
+        bail!("{why}");
+    }
     let mut policy = policy.clone();
     policy.read = super::read_paths_for(&exe.display().to_string());
     // The probe runs every layer it can, to report each; the run decides what to accept.
@@ -281,20 +285,33 @@ fn probe_in(exe: &Path, policy: &Policy, run_dir: &Path, workdir: &Path) -> Resu
     };
     let observer = child_of(outer).and_then(child_of);
     let inside = observer.is_some_and(|pid| cgroup.holds(pid));
+    // As root, the observer's user on the host is the sandbox's own.
+    let host_user = observer.and_then(|pid| {
+        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix("Uid:"))?
+            .split_whitespace()
+            .next()?
+            .parse::<u32>()
+            .ok()
+    });
     let held = |layer: Layer| inside && cgroup.layers().contains(&layer);
     drop(child.stdin.take());
     let _ = child.wait();
     for (layer, why) in &missing {
         report.set(*layer, Err(why.clone()));
     }
-    for layer in [Layer::Memory, Layer::Processes, Layer::Cpu] {
+    for layer in [Layer::Memory, Layer::Processes, Layer::Cpu, Layer::Io] {
         if !missing.iter().any(|(l, _)| *l == layer) {
             report.set(
                 layer,
-                if held(layer) {
-                    Ok(())
-                } else {
+                if !held(layer) {
                     Err("the probe was not in its cgroup".into())
+                } else if layer == Layer::Io && !cgroup.io_throttled() {
+                    Err("the probe's cgroup does not throttle every disk".into())
+                } else {
+                    Ok(())
                 },
             );
         }
@@ -330,6 +347,17 @@ fn probe_in(exe: &Path, policy: &Policy, run_dir: &Path, workdir: &Path) -> Resu
         } else if layer == Layer::Ipc {
             report.set(layer, Ok(()));
         }
+    }
+    if let Some(own) = cgroup.host_id()
+        && host_user != Some(own)
+        && report.holds(Layer::Identity)
+    {
+        report.set(
+            Layer::Identity,
+            Err(format!(
+                "the probe ran as host user {host_user:?}, not its own ({own})"
+            )),
+        );
     }
     if policy.network {
         report.set(

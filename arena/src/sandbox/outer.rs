@@ -23,10 +23,9 @@ use super::{Layer, SandboxArgs, copy, fail, parse_join};
 /// The exit status of a sandbox that could not be built; its reason is on stderr.
 pub const SETUP_FAILED: i32 = 125;
 
-/// The bot's user and group inside, and outside when the arena runs as root (nobody,
-/// nogroup on Debian): a user that owns nothing.
+/// The bot's user and group inside (outside, as root, its slot of the arena's range:
+/// `super::identity`).
 pub const BOT_ID: u32 = 1000;
-pub const HOST_NOBODY: u32 = 65534;
 
 pub fn run(args: SandboxArgs) -> Result<()> {
     if args.command.is_empty() {
@@ -253,18 +252,19 @@ fn wait_for_maps() -> Result<(), String> {
 
 /// The arena's half, as root: once the outer stage `pid` has unshared its user namespace,
 /// maps root inside to root outside (the inner stage sets the bot's view up as root of
-/// the namespace) and the bot's user and group, 1000 inside, to nobody outside. A stage
-/// that ends before it unshares (a setup failure) is left to say why.
-pub fn map_when_unshared(pid: u32) {
-    if !geteuid().is_root() {
+/// the namespace) and the bot's user and group, 1000 inside, to `host_id` outside (its
+/// own, `super::identity`; `None`: none was taken, nothing is mapped and the stage fails
+/// closed). A stage that ends before it unshares (a setup failure) is left to say why.
+pub fn map_when_unshared(pid: u32, host_id: Option<u32>) {
+    let Some(host_id) = host_id.filter(|_| geteuid().is_root()) else {
         return;
-    }
+    };
     let ours = std::fs::read_link("/proc/self/ns/user").ok();
     let began = Instant::now();
     while began.elapsed() < MAP_WAIT {
         match std::fs::read_link(format!("/proc/{pid}/ns/user")) {
             Ok(theirs) if Some(&theirs) != ours.as_ref() => {
-                let map = format!("0 0 1\n{BOT_ID} {HOST_NOBODY} 1\n");
+                let map = format!("0 0 1\n{BOT_ID} {host_id} 1\n");
                 let _ = std::fs::write(format!("/proc/{pid}/gid_map"), &map);
                 let _ = std::fs::write(format!("/proc/{pid}/uid_map"), &map);
                 return;
