@@ -20,7 +20,7 @@
 pub mod build;
 mod cgroup;
 mod copy;
-mod filter;
+pub mod filter;
 mod inner;
 mod observe;
 mod outer;
