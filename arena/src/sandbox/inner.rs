@@ -133,6 +133,7 @@ fn setup(args: &SandboxArgs) -> Result<PathBuf> {
         setrlimit(Resource::RLIMIT_NPROC, args.processes, args.processes)
             .context("RLIMIT_NPROC")?;
     }
+    limit_shared_counters()?;
     set_no_new_privs().map_err(|e| fail(Layer::Identity, format!("no_new_privs: {e}")))?;
     if let Err(e) = filter::apply()
         && !args.without.contains(&Layer::Seccomp)
@@ -140,6 +141,28 @@ fn setup(args: &SandboxArgs) -> Result<PathBuf> {
         return Err(fail(Layer::Seccomp, e));
     }
     Ok(workdir)
+}
+
+/// Limits on what every bot draws from the same machine-wide or per-user counters (each
+/// bot is `nobody` outside, or the arena's user): soft and hard alike, so the bot cannot
+/// raise them. Set before the seccomp filter, which lets the bot lower them only.
+fn limit_shared_counters() -> Result<()> {
+    // The host's file table (fs.file-max) is one for the machine: one bot's processes
+    // held 1,000,000 open files. 1024 is the usual soft default (and select's
+    // FD_SETSIZE); times the pids cap (64 by default), a bot holds at most 65,536.
+    setrlimit(Resource::RLIMIT_NOFILE, 1024, 1024).context("RLIMIT_NOFILE")?;
+    // POSIX message queues' bytes are counted per user up to the host's: none (seccomp
+    // refuses mq_open too; this holds where an operator runs without it).
+    setrlimit(Resource::RLIMIT_MSGQUEUE, 0, 0).context("RLIMIT_MSGQUEUE")?;
+    // Queued real-time signals are counted per user up to the host's (ulimit -i): a few
+    // per thread is all a C library needs (glibc's setxid broadcast is one a thread).
+    setrlimit(Resource::RLIMIT_SIGPENDING, 1024, 1024).context("RLIMIT_SIGPENDING")?;
+    // Locked pages cannot be reclaimed, and SHM_LOCK is charged to the host's user:
+    // 64 KiB, enough for the few pages a crypto library locks.
+    setrlimit(Resource::RLIMIT_MEMLOCK, 64 << 10, 64 << 10).context("RLIMIT_MEMLOCK")?;
+    // RLIMIT_LOCKS is not set: Linux has ignored it since 2.4.25. Locks come with open
+    // files (RLIMIT_NOFILE), and their memory is charged to the memory cgroup (Linux 5.13 on).
+    Ok(())
 }
 
 /// Becomes the bot's user: 1000 with no groups where the namespace maps it (the arena

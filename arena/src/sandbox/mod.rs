@@ -21,7 +21,7 @@
 pub mod build;
 mod cgroup;
 mod copy;
-mod filter;
+pub mod filter;
 mod identity;
 mod inner;
 mod observe;
@@ -105,7 +105,7 @@ impl Layer {
             Layer::Network => "own network namespace: no TCP, UDP or abstract unix socket outside",
             Layer::Ipc => "own IPC namespace: no System V or POSIX message queues with others",
             Layer::Seccomp => {
-                "seccomp: no new namespaces, TIOCSTI/TIOCLINUX, ptrace, mount, keyctl, bpf, perf_event_open, io_uring"
+                "seccomp allowlist (`docs/sandbox.md`): unix and inet sockets only (no vsock, netlink), no new namespaces, ptrace, mount, inotify, AIO, io_uring, bpf, O_DIRECT or TIOCSTI"
             }
             Layer::Memory => "memory cgroup: memory_mb for all its processes and tmpfs together",
             Layer::Processes => "pids cgroup: at most `processes` processes and threads",
