@@ -16,6 +16,7 @@ pub mod runfile;
 pub mod sandbox;
 pub mod schedule;
 pub mod setup;
+pub mod shown;
 pub mod stats;
 pub mod task;
 pub mod tournament;

@@ -16,7 +16,11 @@ fn main() -> ExitCode {
         // A reader that stops early (`arena replay … | head`) is not an error.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // An error may quote a bot or a build (its stderr, a forfeit's reason).
+            eprintln!(
+                "error: {}",
+                arena::shown::escape_controls(&format!("{e:#}"))
+            );
             if e.downcast_ref::<arena::tournament::Interrupted>().is_some() {
                 ExitCode::from(130)
             } else if e.downcast_ref::<arena::verify::Mismatches>().is_some() {

@@ -405,17 +405,19 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
 /// plays per case from game `done` of the shard on (so idle processes stop in time).
 pub fn external_runtime(run: &RunDir, done: u64) -> Result<Option<Arc<ExternalRuntime>>> {
     let plan = &run.plan;
+    let sandboxed = plan.limits.sandbox == crate::setup::SandboxMode::On;
     let agents: Vec<Option<ExecAgent>> = plan
         .agents
         .iter()
         .map(|a| match &a.spec {
-            agents::Spec::Exec { command } => Some(ExecAgent {
+            agents::Spec::Exec { command } => Ok(Some(ExecAgent {
                 name: a.name.clone(),
-                command: crate::external::absolutize(command),
-            }),
-            _ => None,
+                command: crate::external::absolutize(command, sandboxed)
+                    .with_context(|| format!("agent {:?}", a.name))?,
+            })),
+            _ => Ok(None),
         })
-        .collect();
+        .collect::<Result<_>>()?;
     if agents.iter().all(Option::is_none) {
         return Ok(None);
     }
@@ -536,6 +538,7 @@ fn stderr_tail(run: &RunDir, agent: usize, name: &str) -> String {
         crate::external::label(agent, name)
     ));
     let text = std::fs::read_to_string(&path).unwrap_or_default();
+    let text = crate::shown::escape_controls(&text);
     let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
     if lines.is_empty() {
         return String::new();

@@ -1271,3 +1271,142 @@ fn a_bot_cannot_sync_the_hosts_disks() {
 fn a_bot_cannot_open_thousands_of_files() {
     fails_in_both_games("nofile");
 }
+
+/// A contest folder holding `bin/` with the hostile bot and the Quarto bot, and
+/// `config.toml` (the seed) beside it: where a test's bots run from (`Match::bin`).
+fn contest_with_bin() -> (tempfile::TempDir, PathBuf) {
+    // Not /tmp, which the bot's own replaces; as a user who cannot write the build's
+    // folder (CI's unprivileged run), its home.
+    let contest = tempfile::tempdir_in(env!("CARGO_TARGET_TMPDIR"))
+        .or_else(|_| tempfile::tempdir_in(std::env::var("HOME").unwrap_or_default()))
+        .unwrap();
+    let bin = contest.path().join("bin");
+    std::fs::create_dir(&bin).unwrap();
+    std::fs::copy(fixture(), bin.join("bot.py")).unwrap();
+    std::fs::copy(
+        repo("examples/python/quarto_bot.py"),
+        bin.join("quarto_bot.py"),
+    )
+    .unwrap();
+    std::fs::write(contest.path().join("config.toml"), "seed = 1\n").unwrap();
+    (contest, bin)
+}
+
+/// A link an author ships beside its script (`bin/weights -> ..`), named on the
+/// operator's command line, grants what it names and nothing more: the run is refused
+/// before any bot starts (exit 2), naming the token, the link and where it leads;
+/// before, the folder it points to (the contest, its config's seed) was bound into the
+/// bot's view, and the bot read it. Named relative to the contest's folder, where the
+/// arena runs (as in the attack), and by its absolute path.
+#[test]
+fn a_link_named_on_the_command_line_cannot_open_the_folder_above_it() {
+    use std::os::unix::fs::PermissionsExt;
+    for game in GAMES {
+        if !sandboxed(&Match::new(game, "none")) {
+            return;
+        }
+        let (contest, bin) = contest_with_bin();
+        // Readable by all, as a contest folder is: what the link would open.
+        std::fs::set_permissions(contest.path(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::os::unix::fs::symlink("..", bin.join("weights")).unwrap();
+        let t = tempfile::tempdir().unwrap();
+        let run = t.path().join(format!("{game}-relative"));
+        let output = Command::new(arena())
+            .current_dir(contest.path())
+            .args(["match", "--game", game, "--cases"])
+            .arg(Match::new(game, "none").cases())
+            .args(["--games-per-case", "2", "--seed", SEED, "--progress", "never"])
+            .arg("--agent")
+            .arg(format!(
+                "a=exec:python3 bin/bot.py {game} linked bin/quarto_bot.py bin/weights --tag=linked-{}",
+                std::process::id()
+            ))
+            .args(["--agent", "greedy", "--out"])
+            .arg(&run)
+            .output()
+            .unwrap();
+        let err = stderr(&output);
+        let games = std::fs::read_to_string(run.join("games.csv")).unwrap_or_default();
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{game}: not refused: {err}\n{games}"
+        );
+        assert!(
+            err.contains("\"bin/weights\"")
+                && err.contains("leads to ..")
+                && err.contains("out of the folder it is in"),
+            "{game}: the refusal names neither the link nor why: {err}"
+        );
+        // By its absolute path.
+        let mut m = Match::new(game, "linked");
+        m.arg = bin.join("weights").display().to_string();
+        m.bin = Some(bin.clone());
+        let (_, output) = m.play(&t.path().join(format!("{game}-absolute")));
+        let err = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "{game}: not refused: {err}");
+        assert!(
+            err.contains(&m.arg) && err.contains("out of the folder it is in"),
+            "{game}: {err}"
+        );
+    }
+}
+
+/// A bot's stderr is shown escaped on the operator's console: a bot that writes escape
+/// sequences (a window title, a screen clear, an OSC 52 clipboard write) and fails to
+/// start stops the run with its stderr's tail quoted, `ESC` written out as `\x1b`.
+#[test]
+fn a_bots_escape_sequences_reach_the_console_escaped() {
+    let m = Match::new("dominoes", "escape");
+    if !sandboxed(&Match::new("dominoes", "none")) {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let (_, output) = m.play(t.path());
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        !output.stderr.contains(&0x1b) && !output.stdout.contains(&0x1b),
+        "a raw ESC reached the console: {err:?}"
+    );
+    assert!(
+        err.contains("before \\x1b]0;owned\\x07\\x1b[2J\\x1b]52;c;") && err.contains("\\x0d after"),
+        "the stderr tail is not quoted escaped: {err}"
+    );
+}
+
+/// A bot file the sandbox's user cannot read (its folder `0700`, as `mktemp -d` makes)
+/// stops the run before the first bot starts, naming the folder, its owner and mode
+/// and the fix; before, the run stopped with the interpreter's bare "Permission
+/// denied". Only as root: a plain user's bot is that user outside.
+#[test]
+fn an_unreadable_bot_folder_is_refused_with_the_fix() {
+    if !running_as_root() || !sandboxed(&Match::new("dominoes", "none")) {
+        return;
+    }
+    use std::os::unix::fs::PermissionsExt;
+    let (_contest, bin) = contest_with_bin();
+    std::fs::set_permissions(&bin, std::fs::Permissions::from_mode(0o700)).unwrap();
+    let mut m = Match::new("dominoes", "none");
+    m.bin = Some(bin.clone());
+    let t = tempfile::tempdir().unwrap();
+    let (_, output) = m.play(t.path());
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    let folder = bin.display().to_string();
+    assert!(
+        err.contains(&format!("{folder} is owned by root with mode 0700"))
+            && err.contains(&format!("chmod -R a+rX {folder}"))
+            && err.contains("run the arena as a plain user"),
+        "{err}"
+    );
+    assert!(
+        !t.path().join("run/games.csv").exists() || {
+            std::fs::read_to_string(t.path().join("run/games.csv"))
+                .unwrap()
+                .lines()
+                .count()
+                <= 1
+        }
+    );
+}

@@ -751,7 +751,7 @@ fn get(port: u16, path: &str) -> String {
     // HTTP/1.1 keeps a connection open unless asked not to.
     write!(
         conn,
-        "GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
     )
     .unwrap();
     let mut text = String::new();
@@ -826,7 +826,7 @@ fn the_live_page_in_headless_chromium() {
         let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
         write!(
             conn,
-            "POST /api/state HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+            "POST /api/state HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
         )
         .unwrap();
         let mut t = String::new();
@@ -928,7 +928,11 @@ fn events_follow_the_league() {
     let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     conn.set_read_timeout(Some(Duration::from_secs(30)))
         .unwrap();
-    write!(conn, "GET /events HTTP/1.1\r\nHost: x\r\n\r\n").unwrap();
+    write!(
+        conn,
+        "GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n"
+    )
+    .unwrap();
     let mut stream = BufReader::new(conn);
     let mut head = String::new();
     while stream.read_line(&mut head).unwrap() > 2 && !head.ends_with("\r\n\r\n") {}
@@ -973,7 +977,7 @@ fn a_slow_client_is_cut_off() {
     let mut other = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
     write!(
         other,
-        "GET /api/state HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+        "GET /api/state HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
     )
     .unwrap();
     let mut answer = String::new();
@@ -1199,4 +1203,61 @@ fn base64(text: &str) -> Vec<u8> {
         out.extend_from_slice(&n.to_be_bytes()[1..chunk.len()]);
     }
     out
+}
+
+/// The page answers only to its own address: a request whose `Host` names another
+/// site (DNS rebinding: a page of that site, its name now resolving to 127.0.0.1,
+/// reading the league on loopback) is refused with 421; the page's own address,
+/// `localhost` and a name given with `--serve-host` are answered.
+#[test]
+fn the_page_refuses_a_request_for_another_host() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4", "3", &[]);
+    let (mut child, url) = serve(
+        &dir,
+        &["--games", "1000000000", "--serve-host", "arena.example"],
+    );
+    let port: u16 = url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches('/')
+        .parse()
+        .unwrap();
+    let ask = |host: &str| {
+        let mut conn = std::net::TcpStream::connect(("127.0.0.1", port)).unwrap();
+        write!(
+            conn,
+            "GET /api/state HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n"
+        )
+        .unwrap();
+        let mut answer = String::new();
+        conn.read_to_string(&mut answer).unwrap();
+        answer
+    };
+    let foreign = ask(&format!("rebind.attacker.example:{port}"));
+    let answers: Vec<(String, String)> = [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        format!("LOCALHOST:{port}"),
+        "arena.example".to_owned(),
+        format!("arena.example:{port}"),
+    ]
+    .into_iter()
+    .map(|host| {
+        let answer = ask(&host);
+        (host, answer)
+    })
+    .collect();
+    let other_port = ask(&format!("localhost:{}", port.wrapping_add(1)));
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(foreign.starts_with("HTTP/1.1 421"), "{foreign}");
+    assert!(!foreign.contains("standings"), "{foreign}");
+    assert!(other_port.starts_with("HTTP/1.1 421"), "{other_port}");
+    for (host, answer) in answers {
+        assert!(answer.starts_with("HTTP/1.1 200"), "{host}: {answer}");
+        assert!(answer.contains("standings"), "{host}: {answer}");
+    }
 }

@@ -113,6 +113,11 @@ pub struct LeagueRunArgs {
     /// Required for a --serve address other than loopback; requests must carry it.
     #[arg(long)]
     pub token: Option<String>,
+    /// Another name the page answers to (`Host: NAME:PORT`), beside its own address
+    /// (and `localhost` on loopback): a request for any other host is refused (421), so
+    /// a site that rebinds its name to this address cannot read the page.
+    #[arg(long, value_name = "NAME")]
+    pub serve_host: Vec<String>,
     /// Stop after recording this many games.
     #[arg(long)]
     pub games: Option<u64>,
@@ -155,8 +160,9 @@ pub fn run(args: LeagueArgs) -> Result<()> {
             let added = league::bots::add(&l, &a.name, &a.spec, a.benchmark, a.build.as_deref())?;
             match added.failed {
                 Some(log) => bail!(
-                    "bot {:?} failed its build and will not play:\n{log}",
-                    a.name
+                    "bot {:?} failed its build and will not play:\n{}",
+                    a.name,
+                    crate::shown::escape_controls(&log)
                 ),
                 None => emit(&format!(
                     "added {:?} as {} ({})\n",
@@ -185,6 +191,7 @@ pub fn run(args: LeagueArgs) -> Result<()> {
                     until_decided: a.until_decided,
                     serve: a.serve,
                     token: a.token,
+                    serve_hosts: a.serve_host,
                     quiet: a.quiet,
                     pin: !a.no_pin,
                 },

@@ -101,18 +101,27 @@ impl ExternalRuntime {
         let on = limits.sandbox == SandboxMode::On;
         let enforcement = on.then(|| crate::sandbox::probe(&policy(&limits, Vec::new())));
         let exe = crate::sandbox::launcher().filter(|_| on);
+        // Checked before the first bot starts: a link out of its folder, or a file the
+        // bot's user cannot read, is the operator's to fix, not a bot's startup failure.
         let sandboxes = agents
             .iter()
             .map(|a| {
-                let (a, exe) = (a.as_ref()?, exe?);
-                let mut read = crate::sandbox::read_paths_for(&a.command);
+                let (Some(a), Some(exe)) = (a.as_ref(), exe) else {
+                    return Ok(None);
+                };
+                let mut read = crate::sandbox::grants(&a.command).map_err(|e| {
+                    std::io::Error::new(
+                        std::io::ErrorKind::InvalidInput,
+                        format!("agent {:?}: {e}", a.name),
+                    )
+                })?;
                 read.extend(limits.read_paths.iter().cloned());
-                Some(Sandboxed {
+                Ok(Some(Sandboxed {
                     exe: exe.to_owned(),
                     policy: policy(&limits, read),
-                })
+                }))
             })
-            .collect();
+            .collect::<std::io::Result<_>>()?;
         Ok(ExternalRuntime {
             sandboxes,
             enforcement,

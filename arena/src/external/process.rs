@@ -80,15 +80,21 @@ fn plain_words(command: &str) -> Option<Vec<&str>> {
 /// holds a `/`, so it is rewritten only when it holds one (`./bot`, `bots/bot`) and names
 /// a file. `arena serve ...` run from the repository root keeps `arena` (the `arena/`
 /// folder there is not a program), and no token becomes a directory for the shell to run.
-pub fn absolutize(command: &str) -> String {
+///
+/// `checked` (a sandboxed bot): each link below the arena's directory on a token's way
+/// must stay in the folder it sits in (`crate::sandbox::resolve_below`), since the real
+/// path is what the sandbox grants.
+pub fn absolutize(command: &str, checked: bool) -> Result<String, crate::sandbox::GrantError> {
+    let here = std::env::current_dir().unwrap_or_default();
     rewrite_paths(command, |token, path| {
-        Ok::<_, std::convert::Infallible>(
-            std::fs::canonicalize(path)
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|_| token.to_owned()),
-        )
+        if checked {
+            return crate::sandbox::resolve_below(token, &here, path)
+                .map(|p| p.display().to_string());
+        }
+        Ok(std::fs::canonicalize(path)
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|_| token.to_owned()))
     })
-    .unwrap_or_else(|never| match never {})
 }
 
 /// Rewrites, with `f`, each token of `command` that names an existing file or folder by a

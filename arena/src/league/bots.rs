@@ -101,6 +101,24 @@ pub fn add(
                 failed: Some(log),
             });
         }
+        // A link the build left that leads out of the bot's folder (`data.txt -> ../..`)
+        // would open the league's folder to the bot at every game when its command
+        // names it: refused, as at the start of a run.
+        if let Some((link, target)) = crate::sandbox::link_out_of(&folder)? {
+            let why = format!(
+                "the build {cmd:?} left the link {} to {}, out of the bot's folder {}: a \
+                 bot's files may link only inside its folder\n{log}",
+                link.display(),
+                target.display(),
+                folder.display()
+            );
+            league.store.set_failed(id, &why)?;
+            return Ok(Added {
+                id,
+                spec: copied,
+                failed: Some(why),
+            });
+        }
         league.store.set_build_log(id, &log)?;
     }
     league.store.set_role(id, role, state)?;
@@ -125,7 +143,8 @@ fn copy_program(command: &str, folder: &Path, build: bool) -> Result<(String, Pa
     if build && let Some((program, source)) = program_to_build(&command) {
         let name = source.file_name().context("a program folder")?;
         let target = folder.join(name);
-        copy_tree(&source, &target).with_context(|| format!("copying {}", source.display()))?;
+        let token = source.display().to_string();
+        copy_submission(&token, &source, &target)?;
         let built = target.join(Path::new(&program).file_name().context("a program")?);
         command = command.replacen(&program, &built.display().to_string(), 1);
         build_dir = target;
@@ -135,7 +154,7 @@ fn copy_program(command: &str, folder: &Path, build: bool) -> Result<(String, Pa
             .file_name()
             .map_or_else(|| PathBuf::from("program"), PathBuf::from);
         let target = folder.join(&base);
-        copy_tree(path, &target).with_context(|| format!("copying {token}"))?;
+        copy_submission(token, path, &target)?;
         Ok::<_, anyhow::Error>(target.display().to_string())
     })?;
     Ok((format!("exec:{rewritten}"), build_dir))
@@ -152,17 +171,17 @@ fn program_to_build(command: &str) -> Option<(String, PathBuf)> {
         .then(|| (program.to_owned(), parent.to_owned()))
 }
 
-fn copy_tree(from: &Path, to: &Path) -> Result<()> {
-    if from.is_dir() {
-        std::fs::create_dir_all(to)?;
-        for entry in std::fs::read_dir(from)? {
-            let entry = entry?;
-            copy_tree(&entry.path(), &to.join(entry.file_name()))?;
-        }
-    } else {
-        std::fs::copy(from, to)?;
+/// Copies what `token` names (`path`, relative to the arena's folder) to `target`, links
+/// as links: the token's own links must stay in the folder they sit in, and a link in a
+/// folder it names must stay inside that folder (`crate::sandbox::copy_submission`).
+fn copy_submission(token: &str, path: &Path, target: &Path) -> Result<()> {
+    // Named twice (`bot.py bot.py`): copied once.
+    if target.exists() {
+        return Ok(());
     }
-    Ok(())
+    let here = std::env::current_dir()?;
+    let real = crate::sandbox::resolve_below(token, &here, path)?;
+    crate::sandbox::copy_submission(&real, target).with_context(|| format!("copying {token}"))
 }
 
 /// Runs `cmd` with `sh -c` in `folder` (the bot's copy), under a time limit, in the
@@ -173,7 +192,7 @@ fn run_build(cmd: &str, folder: &Path, limits: &crate::setup::Limits) -> Result<
     // Kept until the build has ended: it gives the folder back and removes the cgroups.
     let mut confined = None;
     let mut child = if limits.sandbox == crate::setup::SandboxMode::On {
-        let read = crate::sandbox::read_paths_for(cmd);
+        let read = crate::sandbox::grants(cmd)?;
         let policy = crate::external::policy(limits, read);
         let confined = confined.insert(
             crate::sandbox::build::in_place(&policy, folder, cmd)

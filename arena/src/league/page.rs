@@ -55,6 +55,12 @@ type Mark = Option<(i64, i64)>;
 
 #[derive(Clone)]
 struct Shared {
+    /// The names (not addresses) the page answers to, lowercase ([`own_host`]).
+    names: Arc<Vec<String>>,
+    /// Those given with `--serve-host`, answered on any port.
+    given: Arc<Vec<String>>,
+    /// The port it is bound to.
+    port: u16,
     dir: Arc<PathBuf>,
     token: Option<Arc<str>>,
     changes: Arc<watch::Sender<Mark>>,
@@ -63,7 +69,12 @@ struct Shared {
 
 /// Starts the server on a thread of its own; returns the page's address. Binding
 /// happens here, so a taken or bad address fails the command at once.
-pub fn serve(addr: SocketAddr, dir: &Path, token: Option<String>) -> Result<String> {
+pub fn serve(
+    addr: SocketAddr,
+    dir: &Path,
+    token: Option<String>,
+    names: &[String],
+) -> Result<String> {
     if !addr.ip().is_loopback() && token.is_none() {
         bail!(
             "--serve {addr} is not a loopback address: give --token TOKEN so only those who hold it read the page"
@@ -83,6 +94,9 @@ pub fn serve(addr: SocketAddr, dir: &Path, token: Option<String>) -> Result<Stri
         .build()
         .context("starting the page's runtime")?;
     let shared = Shared {
+        names: Arc::new(own_names(bound, names)),
+        given: Arc::new(names.iter().map(|n| n.to_ascii_lowercase()).collect()),
+        port: bound.port(),
         dir: Arc::new(dir.to_owned()),
         token: token.map(Arc::from),
         changes: Arc::new(watch::Sender::new(None)),
@@ -174,6 +188,12 @@ async fn guard(State(shared): State<Shared>, req: Request, next: Next) -> Respon
             "read-only: GET only\n",
         )
             .into_response()
+    } else if !own_host(&shared, &req) {
+        (
+            StatusCode::MISDIRECTED_REQUEST,
+            "this page answers only to its own address (`--serve-host` names another)\n",
+        )
+            .into_response()
     } else if !authorized(&shared, &req) {
         (StatusCode::UNAUTHORIZED, "this page needs its token\n").into_response()
     } else {
@@ -190,6 +210,47 @@ async fn guard(State(shared): State<Shared>, req: Request, next: Next) -> Respon
         headers.insert(name, HeaderValue::from_static(value));
     }
     response
+}
+
+/// The names a page answers to besides IP addresses: `localhost` where it is on
+/// loopback, and the names given with `--serve-host` (lowercase).
+fn own_names(bound: SocketAddr, names: &[String]) -> Vec<String> {
+    let mut own: Vec<String> = names.iter().map(|n| n.to_ascii_lowercase()).collect();
+    if bound.ip().is_loopback() {
+        own.push("localhost".into());
+    }
+    own
+}
+
+/// Whether the request's `Host` is the page's own: an IP address with the page's port
+/// (a name can be rebound to this address by another site's DNS, an address cannot:
+/// a page that reached us by address has that address as its origin), `localhost` on
+/// loopback with the port, or a name given with `--serve-host` (with any port: a
+/// reverse proxy may stand in front). DNS rebinding sends the other site's name.
+fn own_host(shared: &Shared, req: &Request) -> bool {
+    let Some(host) = req
+        .headers()
+        .get(header::HOST)
+        .and_then(|v| v.to_str().ok())
+        .or_else(|| req.uri().authority().map(|a| a.as_str()))
+    else {
+        return false;
+    };
+    let host = host.trim().to_ascii_lowercase();
+    let (name, port) = match host.rsplit_once(':') {
+        Some((name, port)) if !port.contains(']') => (name, Some(port)),
+        _ => (host.as_str(), None),
+    };
+    if shared.given.iter().any(|own| own == name) {
+        return true;
+    }
+    let port_matches = match port {
+        Some(p) => p.parse::<u16>().ok() == Some(shared.port),
+        None => shared.port == 80,
+    };
+    let bare = name.trim_start_matches('[').trim_end_matches(']');
+    port_matches
+        && (bare.parse::<std::net::IpAddr>().is_ok() || shared.names.iter().any(|n| n == name))
 }
 
 /// Whether the request carries the token (`?token=` or `Authorization: Bearer`), when

@@ -32,6 +32,8 @@ pub struct Options {
     /// Serve the live page here.
     pub serve: Option<SocketAddr>,
     pub token: Option<String>,
+    /// Other names the page answers to (`--serve-host`).
+    pub serve_hosts: Vec<String>,
     /// No progress lines.
     pub quiet: bool,
     /// Pin each game thread to a core of its own where there are enough
@@ -57,7 +59,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
     crate::engine::stop::install(dir);
     let sprt = league.config.sprt.sprt()?;
     if let Some(addr) = options.serve {
-        let url = super::page::serve(addr, dir, options.token.clone())?;
+        let url = super::page::serve(addr, dir, options.token.clone(), &options.serve_hosts)?;
         eprintln!("league page: {url}");
     }
     let concurrency = if options.concurrency == 0 {

@@ -158,7 +158,7 @@ pub fn standings(league: &League) -> Result<Standings> {
             bot: b.name.clone(),
             state: b.state,
             archived: b.archived,
-            log: b.build_log.clone(),
+            log: crate::shown::escape_controls(&b.build_log).into_owned(),
         })
         .collect();
     Ok(Standings {

@@ -53,6 +53,7 @@ impl Forfeits {
             self.first.len()
         );
         for (game, who, why) in &self.first {
+            let why = crate::shown::escape_controls(why);
             let _ = writeln!(out, "  {unit} {game}: {who}: {why}");
         }
         let _ = writeln!(

@@ -9,7 +9,7 @@ use super::summary::{CellReport, MatchupReport};
 /// Text escaped for HTML and SVG (element text and attribute values).
 pub fn esc(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
+    for c in crate::shown::escape_controls(text).chars() {
         match c {
             '&' => out.push_str("&amp;"),
             '<' => out.push_str("&lt;"),

@@ -41,6 +41,7 @@ impl Replayed {
                     (caption, drawing.clone())
                 }
                 ShownStep::Forfeit { seat, kind, detail } => {
+                    let detail = crate::shown::escape_controls(detail);
                     let caption = format!("{seat} ({}) forfeits: {kind} ({detail})", name(*seat));
                     // No new position: the last one is shown again.
                     (

@@ -22,6 +22,7 @@ pub mod build;
 mod cgroup;
 mod copy;
 pub mod filter;
+mod grant;
 mod identity;
 mod inner;
 mod observe;
@@ -36,6 +37,8 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
 pub use cgroup::{BotCgroup, Caps};
+pub use copy::{copy_submission, link_out_of};
+pub use grant::{GrantError, grants, read_paths_for, resolve_below};
 pub use outer::map_when_unshared;
 
 /// One layer of the sandbox: what `arena doctor`, `run.log` and `sandbox_without` name.
@@ -323,63 +326,6 @@ pub fn launch_args(
         args.push(layer.id().into());
     }
     args
-}
-
-/// Read access a command line needs beyond the system: the install prefix of each
-/// program it finds on `PATH` (`/root/.pyenv` for `python3` at
-/// `/root/.pyenv/shims/python3`) and the folder of each file it names by path. A file
-/// named by path grants its own folder only, never the one above (`contest/bin/bot`
-/// does not open `contest/`); a socket, pipe or device grants nothing.
-pub fn read_paths_for(command: &str) -> Vec<PathBuf> {
-    let path_dirs: Vec<PathBuf> = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect())
-        .unwrap_or_default();
-    let mut out = Vec::new();
-    for token in command.split_whitespace() {
-        // A quoted word (`'arena'`) names the same program once the shell removes quotes.
-        let token = token.trim_matches(|c| c == '\'' || c == '"');
-        let candidate = Path::new(token);
-        let (found, on_path) = if candidate.is_absolute() {
-            (Some(candidate.to_owned()), false)
-        } else if !token.contains('/') && !token.is_empty() {
-            let found = path_dirs
-                .iter()
-                .map(|d| d.join(token))
-                .find(|p| p.is_file());
-            (found, true)
-        } else {
-            (None, false)
-        };
-        // Only programs, scripts, data files and folders: a socket, a pipe or a device
-        // named on the command line opens nothing (its folder would let the bot connect).
-        let Some(found) = found.filter(|p| {
-            std::fs::metadata(p).is_ok_and(|m| m.file_type().is_file() || m.file_type().is_dir())
-        }) else {
-            continue;
-        };
-        for p in [
-            found.clone(),
-            std::fs::canonicalize(&found).unwrap_or(found),
-        ] {
-            let dir = if p.is_dir() {
-                Some(p.as_path())
-            } else {
-                p.parent()
-            };
-            if let Some(dir) = dir {
-                out.push(dir.to_owned());
-                if on_path
-                    && dir.file_name().is_some_and(|n| n == "bin" || n == "shims")
-                    && let Some(prefix) = dir.parent().filter(|d| d.parent().is_some())
-                {
-                    out.push(prefix.to_owned());
-                }
-            }
-        }
-    }
-    out.sort();
-    out.dedup();
-    out
 }
 
 pub fn run(args: SandboxArgs) -> Result<()> {

@@ -14,7 +14,7 @@ use nix::sys::statvfs::{FsFlags, statvfs};
 use nix::unistd::{chdir, pivot_root};
 
 /// Folders every bot may read and execute (where they exist; a symlink stays a symlink).
-const SYSTEM: [&str; 9] = [
+pub(super) const SYSTEM: [&str; 9] = [
     "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
 ];
 
