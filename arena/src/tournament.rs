@@ -154,6 +154,9 @@ struct Seen {
     forfeits: Forfeits,
     /// An SPRT is decided on the whole run in game order; shards leave it to `merge`.
     sprt: Option<SprtMonitor>,
+    /// Knows who started in a game on disk: only an agent that never started in the
+    /// run stops it.
+    guard: StartupGuard,
     tail: Tail,
 }
 
@@ -168,10 +171,12 @@ impl Seen {
             (Some(s), true) => Some(SprtMonitor::new(s)?),
             _ => None,
         };
+        let mut guard = StartupGuard::new(plan.matchups(), plan.agents.len());
         let games_csv = run.games_csv();
         let mut tail = Tail::default();
         if games_csv.exists() {
             tail = read_rows(&games_csv, plan, run.shard(), Torn::Repair, &mut |record| {
+                guard.replay(&record);
                 tally.record(&record)?;
                 forfeits.record(&record)?;
                 match &mut sprt {
@@ -184,6 +189,7 @@ impl Seen {
             tally,
             forfeits,
             sprt,
+            guard,
             tail,
         })
     }
@@ -264,17 +270,11 @@ fn play_rest(
         ),
         false => None,
     };
-    // Only games played now: the ones on disk were judged when they were played.
-    let mut guard = StartupGuard::new(
-        plan.matchups(),
-        plan.agents.len(),
-        plan.limits.start_failures,
-    );
     engine::stop::install(&run.dir);
     let end = {
         // The guard first: the game that trips it reaches no other observer.
         let mut observers: Vec<&mut dyn Observer> = vec![
-            &mut guard,
+            &mut seen.guard,
             &mut seen.tally,
             &mut seen.forfeits,
             &mut progress,
@@ -320,7 +320,7 @@ fn play_rest(
         end: end.map_err(harness)?,
         written: writer.written,
         think,
-        tripped: guard.tripped,
+        tripped: seen.guard.tripped.take(),
     })
 }
 
@@ -435,8 +435,15 @@ pub fn external_runtime(run: &RunDir, done: u64) -> Result<Option<Arc<ExternalRu
                 .or_default() += 1;
         }
     }
+    let order = PlanOrder {
+        schedule: *schedule,
+        shard,
+        matchups,
+        first,
+    };
     let rt = ExternalRuntime::new(agents, &run.dir, plan.limits.clone(), games)
-        .context("starting the runtime for external agents")?;
+        .context("starting the runtime for external agents")?
+        .with_order(Box::new(order));
     crate::sandbox::report::announce(
         rt.enforcement(),
         &crate::external::policy(&plan.limits, Vec::new()),
@@ -444,6 +451,46 @@ pub fn external_runtime(run: &RunDir, done: u64) -> Result<Option<Arc<ExternalRu
         |line| run.log(line),
     )?;
     Ok(Some(Arc::new(rt)))
+}
+
+/// Where an agent's games of a case lie in the games of a run played now, by the
+/// schedule's arithmetic (`docs/protocol.md`: start-up failures in a row).
+struct PlanOrder {
+    schedule: engine::Schedule,
+    shard: Shard,
+    matchups: Vec<(usize, usize)>,
+    /// The first game played now (earlier ones are on disk).
+    first: u64,
+}
+
+impl crate::external::GameOrder for PlanOrder {
+    fn previous(&self, agent: usize, index: u64) -> Option<u64> {
+        let schedule = &self.schedule;
+        let job = schedule.job(index);
+        if job.game > 0 {
+            // The pair's other game: the same matchup, so the agent plays it.
+            return (index > self.first).then(|| index - 1);
+        }
+        let per_pair = u64::from(schedule.games_per_pair);
+        let (matchups, cases) = (u64::from(schedule.matchups), u64::from(schedule.cases));
+        let (mut pair, mut matchup) = (u64::from(job.pair), u64::from(job.matchup));
+        loop {
+            if matchup == 0 {
+                pair = pair.checked_sub(1)?;
+                matchup = matchups;
+            }
+            matchup -= 1;
+            let global = (pair * cases + u64::from(job.case)) * matchups + matchup;
+            let last = global * per_pair + per_pair - 1;
+            if last < self.first {
+                return None;
+            }
+            let (a, b) = self.matchups[matchup as usize];
+            if (a == agent || b == agent) && schedule.holds(self.shard, global) {
+                return Some(last);
+            }
+        }
+    }
 }
 
 /// Replays game `index` of the run in `dir`, drawn move by move.
