@@ -92,7 +92,7 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
         run.log(&found)?;
     }
     let began = Instant::now();
-    let external = external_runtime(run, done)?;
+    let external = runtime(run, done, true)?;
     if let Some(rt) = &external {
         // No sandbox at all is recorded as every layer missing.
         run.record_sandbox(rt.enforcement().cloned().unwrap_or_default())?;
@@ -404,6 +404,13 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
 /// The runtime for the plan's `exec:` agents, if it has any, knowing how many games each
 /// plays per case from game `done` of the shard on (so idle processes stop in time).
 pub fn external_runtime(run: &RunDir, done: u64) -> Result<Option<Arc<ExternalRuntime>>> {
+    runtime(run, done, false)
+}
+
+/// [`external_runtime`]; `in_order`: it plays the games from `done` on in game order, so
+/// it may count start-up failures in a row by game index (a replay of a few games, which
+/// would wait for games it never plays, may not).
+fn runtime(run: &RunDir, done: u64, in_order: bool) -> Result<Option<Arc<ExternalRuntime>>> {
     let plan = &run.plan;
     let agents: Vec<Option<ExecAgent>> = plan
         .agents
@@ -441,9 +448,11 @@ pub fn external_runtime(run: &RunDir, done: u64) -> Result<Option<Arc<ExternalRu
         matchups,
         first,
     };
-    let rt = ExternalRuntime::new(agents, &run.dir, plan.limits.clone(), games)
-        .context("starting the runtime for external agents")?
-        .with_order(Box::new(order));
+    let mut rt = ExternalRuntime::new(agents, &run.dir, plan.limits.clone(), games)
+        .context("starting the runtime for external agents")?;
+    if in_order {
+        rt = rt.with_order(Box::new(order));
+    }
     crate::sandbox::report::announce(
         rt.enforcement(),
         &crate::external::policy(&plan.limits, Vec::new()),

@@ -1045,3 +1045,48 @@ fn a_case_is_given_up_after_start_failures_in_a_row_and_the_next_case_tries_agai
     }
     assert_eq!(files[0], files[1], "the rows differ with the concurrency");
 }
+
+/// `arena replay` of a game whose case was given up starts the bot afresh and ends: a
+/// replay plays one game, so it has no earlier games to count failures on (nor to wait
+/// for).
+#[test]
+fn a_replay_of_a_given_up_game_starts_the_bot_again_and_ends() {
+    if !common::have("python3") {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let config = format!(
+        "game = \"dominoes\"\ncases = \"5,4 6,4\"\ngames_per_case = 8\n\
+         agents = [\"greedy\", \"{}\"]\n[limits]\nstart_failures = 1\nstartup_ms = 5000\n",
+        start_bot("--only=5,4")
+    );
+    let (out, output) = run_at(t.path(), &config, 2);
+    assert!(
+        succeeded(&output),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let rows = rows(&out);
+    let given_up = rows
+        .iter()
+        .find(|r| r[10].contains("gave up"))
+        .expect("a given-up game");
+    let mut replay = Command::new(arena_under_test())
+        .args(["replay", out.to_str().unwrap(), "-n", &given_up[0]])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let began = std::time::Instant::now();
+    while replay.try_wait().unwrap().is_none() {
+        if began.elapsed() > std::time::Duration::from_secs(30) {
+            replay.kill().unwrap();
+            panic!("the replay of game {} did not end", &given_up[0]);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let shown = replay.wait_with_output().unwrap();
+    assert!(shown.status.success());
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(text.contains("no answer to init"), "{text}");
+}

@@ -2,7 +2,9 @@
 //! stdin/stdout. One process per agent per test case, as on TopCoder: it gets `init`
 //! once, then `reset` and `play` calls for each of the case's games it plays. A process
 //! that fails forfeits the game it was in and is replaced (with a fresh `init`) for the
-//! next game. Tokio is used here only, for the child processes and their timeouts.
+//! next game; after `start_failures` failed starts in a row in a case (`starts`), the rest
+//! of that agent's case is forfeited without starting it. Tokio is used here only, for
+//! the child processes and their timeouts.
 
 mod log;
 mod process;
