@@ -1090,3 +1090,84 @@ fn a_replay_of_a_given_up_game_starts_the_bot_again_and_ends() {
     let text = String::from_utf8_lossy(&shown.stdout);
     assert!(text.contains("no answer to init"), "{text}");
 }
+
+/// A streak of failed starts goes on across `--resume`: a run stopped (Ctrl-C) after a
+/// case was given up, then resumed, writes the same `games.csv` as a run never stopped
+/// (the resumed run reads how the starts went from the games on disk).
+#[test]
+fn a_given_up_case_stays_given_up_across_a_resume() {
+    if !common::have("python3") || !common::have("kill") {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    // The bot logs its starts (so `sandbox = "off"`): the cue to stop the run.
+    let log = t.path().join("starts.log");
+    let config = format!(
+        "game = \"dominoes\"\ncases = \"5,4 6,4 7,4\"\ngames_per_case = 16\n\
+         agents = [\"greedy\", \"{}\"]\n[limits]\nstartup_ms = 5000\nsandbox = \"off\"\n",
+        start_bot(&format!("--only-n=5 --sleep=0.1 --log={}", log.display()))
+    );
+    let whole = t.path().join("whole");
+    std::fs::create_dir(&whole).unwrap();
+    let (out, output) = run_at(&whole, &config, 2);
+    assert!(
+        succeeded(&output),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let expected = std::fs::read_to_string(out.join("games.csv")).unwrap();
+    assert!(expected.contains("gave up in case 6,4"));
+
+    std::fs::remove_file(&log).unwrap();
+    let cut = t.path().join("cut");
+    std::fs::create_dir(&cut).unwrap();
+    std::fs::write(cut.join("config.toml"), &config).unwrap();
+    let out = cut.join("run");
+    let mut child = Command::new(arena_under_test())
+        .args(["run", cut.join("config.toml").to_str().unwrap()])
+        .args(["--out", out.to_str().unwrap(), "--progress", "never"])
+        .args(["--concurrency", "2"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Stopped at its third start in case 7,4 (game 10): case 6,4 was given up at game 9,
+    // and slow games of 5,4 remain.
+    let began = std::time::Instant::now();
+    while std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .matches("start 7,4")
+        .count()
+        < 3
+    {
+        assert!(child.try_wait().unwrap().is_none(), "the run ended first");
+        assert!(began.elapsed() < std::time::Duration::from_secs(60));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130), "interrupted");
+    let partial = rows(&out).len();
+    assert!(partial < 48, "{partial} games before the resume");
+    let on_disk = std::fs::read_to_string(out.join("games.csv")).unwrap();
+    assert!(on_disk.contains("gave up in case 6,4"), "{on_disk}");
+    let output = Command::new(arena_under_test())
+        .args([
+            "run",
+            "--resume",
+            out.to_str().unwrap(),
+            "--progress",
+            "never",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        succeeded(&output),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let resumed = std::fs::read_to_string(out.join("games.csv")).unwrap();
+    assert_eq!(resumed, expected, "resumed after {partial} games");
+}

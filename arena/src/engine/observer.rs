@@ -101,7 +101,7 @@ impl StartupGuard {
     /// A game already on disk: who started in it counts, and nothing trips.
     pub fn replay(&mut self, record: &Record) {
         let (a, b) = self.matchups[usize::from(record.key.matchup)];
-        let (started_a, started_b) = started(record);
+        let (started_a, started_b) = started_in(record);
         self.started[a] |= started_a;
         self.started[b] |= started_b;
     }
@@ -112,7 +112,7 @@ impl StartupGuard {
 /// first move (its start, or its reset) leaves B unstarted. That also counts a game A
 /// lost on its first move as one B did not start in: the error is on the side of the
 /// old rule (its failure stops the run), never of booking a bot that cannot start.
-fn started(record: &Record) -> (bool, bool) {
+pub fn started_in(record: &Record) -> (bool, bool) {
     let forfeit = record.forfeiter();
     let startup = record.termination == Termination::Startup;
     let a = !(startup && forfeit == Some(Side::A));

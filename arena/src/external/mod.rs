@@ -23,12 +23,12 @@ use arena_core::{Agent, AgentError, Game};
 
 use self::log::StderrLog;
 use self::process::{Process, Sandboxed};
-use self::starts::{Start, Starts};
+use self::starts::Starts;
 use crate::sandbox::Policy;
 use crate::setup::{Limits, SandboxMode};
 
 pub use self::process::{absolutize, label, rewrite_paths};
-pub use self::starts::GameOrder;
+pub use self::starts::{GameOrder, Start};
 
 /// The sandbox `limits` build around a bot that may read `read`: the adapter turns the
 /// plan's `[limits]` into the sandbox's terms (the sandbox knows no plan).
@@ -143,9 +143,21 @@ impl ExternalRuntime {
 
     /// Gives up an agent's case after `limits.start_failures` start-up failures in a row
     /// (in the game order `order` tells): the rest of its games in that case are
-    /// forfeited without starting it again.
-    pub fn with_order(mut self, order: Box<dyn GameOrder>) -> ExternalRuntime {
-        self.starts = Some(Starts::new(order, self.limits.start_failures));
+    /// forfeited without starting it again. `earlier`: how the starts of games before
+    /// game `first` went (a resumed run's games on disk), so that a streak goes on
+    /// across `--resume` as if the run had not stopped.
+    pub fn with_order(
+        mut self,
+        order: Box<dyn GameOrder>,
+        earlier: Vec<(Key, u64, Start)>,
+        first: u64,
+    ) -> ExternalRuntime {
+        let starts = Starts::new(order, self.limits.start_failures);
+        for (key, index, start) in earlier {
+            starts.record(&key, index, start);
+        }
+        starts.settle(first);
+        self.starts = Some(starts);
         self
     }
 

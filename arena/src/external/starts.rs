@@ -13,9 +13,8 @@ use std::sync::{Condvar, Mutex};
 
 /// Where an agent's games of one case lie in the games the runtime plays.
 pub trait GameOrder: Send + Sync {
-    /// The game of `agent` in the same case just before game `index`, among the games
-    /// played now (`None`: `index` is its first, or the ones before were played by an
-    /// earlier run of a resumed run directory).
+    /// The game of `agent` in the same case just before game `index` (`None`: `index`
+    /// is its first).
     fn previous(&self, agent: usize, index: u64) -> Option<u64>;
 }
 
@@ -38,7 +37,7 @@ enum Verdict {
     Pending(u64),
 }
 
-/// Per (agent, case), the outcome of each of its games' start.
+/// An agent and a case.
 type Key = (usize, String);
 
 #[derive(Default)]
