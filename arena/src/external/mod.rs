@@ -375,6 +375,7 @@ impl<G: Wire> ExternalAgent<G> {
             self.key.1
         )
     }
+
     fn fail(&mut self, e: AgentError) -> AgentError {
         self.healthy = false;
         if let Some(p) = self.process.take() {
