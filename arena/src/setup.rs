@@ -120,8 +120,10 @@ pub struct Limits {
     /// When an agent has no games left in a case (or the run stops), its process gets
     /// EOF on stdin and this long to exit before it is killed.
     pub grace_ms: u64,
-    /// Stop the run when an agent's first game, or this many of its games in a row (in
-    /// game order), fail at start-up: a bot that cannot start is a setup error.
+    /// Start-up failures in a row (by game index) after which an agent's case is given
+    /// up: the rest of its games there are forfeited without starting it, and its next
+    /// case tries again. (A failed start of an agent that never started in the run stops
+    /// the run instead, whatever this says: a bot that cannot start is a setup error.)
     pub start_failures: u32,
     /// Extra directories or files a confined bot may read (a model, an opening book),
     /// beside the system directories and the files its command names. Relative paths are

@@ -11,7 +11,7 @@ use std::time::Instant;
 use anyhow::{Context, Result};
 
 use crate::engine::{self, Execution, Observer, RunEnd, Shard, SprtMonitor, StartupGuard};
-use crate::external::{ExecAgent, ExternalRuntime};
+use crate::external::{ExecAgent, ExternalRuntime, Start};
 use crate::plan::Plan;
 use crate::record::{Extras, Outcome, Record, Termination};
 use crate::report::think::{TIMINGS_CSV, ThinkTally};
@@ -92,7 +92,7 @@ fn execute(run: &RunDir, exec: &Execution) -> Result<()> {
         run.log(&found)?;
     }
     let began = Instant::now();
-    let external = external_runtime(run, done)?;
+    let external = runtime(run, done, Some(std::mem::take(&mut seen.starts.tails)))?;
     if let Some(rt) = &external {
         // No sandbox at all is recorded as every layer missing.
         run.record_sandbox(rt.enforcement().cloned().unwrap_or_default())?;
@@ -154,6 +154,11 @@ struct Seen {
     forfeits: Forfeits,
     /// An SPRT is decided on the whole run in game order; shards leave it to `merge`.
     sprt: Option<SprtMonitor>,
+    /// Knows who started in a game on disk: only an agent that never started in the
+    /// run stops it.
+    guard: StartupGuard,
+    /// How the agents' starts went in the last games on disk, per case.
+    starts: DiskStarts,
     tail: Tail,
 }
 
@@ -168,10 +173,14 @@ impl Seen {
             (Some(s), true) => Some(SprtMonitor::new(s)?),
             _ => None,
         };
+        let mut guard = StartupGuard::new(plan.matchups(), plan.agents.len());
+        let mut starts = DiskStarts::new(plan);
         let games_csv = run.games_csv();
         let mut tail = Tail::default();
         if games_csv.exists() {
             tail = read_rows(&games_csv, plan, run.shard(), Torn::Repair, &mut |record| {
+                guard.replay(&record);
+                starts.replay(&record);
                 tally.record(&record)?;
                 forfeits.record(&record)?;
                 match &mut sprt {
@@ -184,6 +193,8 @@ impl Seen {
             tally,
             forfeits,
             sprt,
+            guard,
+            starts,
             tail,
         })
     }
@@ -264,17 +275,11 @@ fn play_rest(
         ),
         false => None,
     };
-    // Only games played now: the ones on disk were judged when they were played.
-    let mut guard = StartupGuard::new(
-        plan.matchups(),
-        plan.agents.len(),
-        plan.limits.start_failures,
-    );
     engine::stop::install(&run.dir);
     let end = {
         // The guard first: the game that trips it reaches no other observer.
         let mut observers: Vec<&mut dyn Observer> = vec![
-            &mut guard,
+            &mut seen.guard,
             &mut seen.tally,
             &mut seen.forfeits,
             &mut progress,
@@ -320,7 +325,7 @@ fn play_rest(
         end: end.map_err(harness)?,
         written: writer.written,
         think,
-        tripped: guard.tripped,
+        tripped: seen.guard.tripped.take(),
     })
 }
 
@@ -404,6 +409,18 @@ pub fn report(dir: &Path) -> Result<std::path::PathBuf> {
 /// The runtime for the plan's `exec:` agents, if it has any, knowing how many games each
 /// plays per case from game `done` of the shard on (so idle processes stop in time).
 pub fn external_runtime(run: &RunDir, done: u64) -> Result<Option<Arc<ExternalRuntime>>> {
+    runtime(run, done, None)
+}
+
+/// [`external_runtime`]; `in_order`: it plays the games from `done` on in game order, so
+/// it may count start-up failures in a row by game index, going on from how the starts
+/// went on disk (a replay of a few games, which would wait for games it never plays, may
+/// not).
+fn runtime(
+    run: &RunDir,
+    done: u64,
+    in_order: Option<StartTails>,
+) -> Result<Option<Arc<ExternalRuntime>>> {
     let plan = &run.plan;
     let sandboxed = plan.limits.sandbox == crate::setup::SandboxMode::On;
     let agents: Vec<Option<ExecAgent>> = plan
@@ -437,8 +454,24 @@ pub fn external_runtime(run: &RunDir, done: u64) -> Result<Option<Arc<ExternalRu
                 .or_default() += 1;
         }
     }
-    let rt = ExternalRuntime::new(agents, &run.dir, plan.limits.clone(), games)
+    let order = PlanOrder {
+        schedule: *schedule,
+        shard,
+        matchups,
+    };
+    let mut rt = ExternalRuntime::new(agents, &run.dir, plan.limits.clone(), games)
         .context("starting the runtime for external agents")?;
+    if let Some(tails) = in_order {
+        let earlier = tails
+            .into_iter()
+            .flat_map(|((agent, case), tail)| {
+                let case = &plan.cases[usize::from(case)];
+                tail.into_iter()
+                    .map(move |(index, start)| ((agent, case.clone()), index, start))
+            })
+            .collect();
+        rt = rt.with_order(Box::new(order), earlier, first);
+    }
     crate::sandbox::report::announce(
         rt.enforcement(),
         &crate::external::policy(&plan.limits, Vec::new()),
@@ -446,6 +479,92 @@ pub fn external_runtime(run: &RunDir, done: u64) -> Result<Option<Arc<ExternalRu
         |line| run.log(line),
     )?;
     Ok(Some(Arc::new(rt)))
+}
+
+/// Per (agent, case index): the starts of its last games on disk that a count of
+/// start-up failures in a row can still reach, as (game, how it went).
+type StartTails = HashMap<(usize, u16), Vec<(u64, Start)>>;
+
+/// How the agents' starts went in the games on disk, as far as their records tell
+/// (`engine::started_in`), kept only as far back as a count can reach.
+struct DiskStarts {
+    matchups: Vec<(usize, usize)>,
+    limit: usize,
+    tails: StartTails,
+}
+
+impl DiskStarts {
+    fn new(plan: &Plan) -> DiskStarts {
+        DiskStarts {
+            matchups: plan.matchups(),
+            limit: plan.limits.start_failures.max(1) as usize,
+            tails: HashMap::new(),
+        }
+    }
+
+    fn replay(&mut self, record: &Record) {
+        if record.duel().is_none() {
+            return;
+        }
+        let (a, b) = self.matchups[usize::from(record.key.matchup)];
+        let (started_a, started_b) = engine::started_in(record);
+        let failed =
+            |side| record.termination == Termination::Startup && record.forfeiter() == Some(side);
+        for (agent, started, failed) in [
+            (a, started_a, failed(crate::record::Side::A)),
+            (b, started_b, failed(crate::record::Side::B)),
+        ] {
+            let start = match (failed, started) {
+                (true, _) => Start::Failed,
+                (false, true) => Start::Started,
+                (false, false) => continue,
+            };
+            let tail = self.tails.entry((agent, record.key.case)).or_default();
+            if start == Start::Started {
+                tail.clear();
+            }
+            tail.push((record.key.index, start));
+            // `limit` failures end any count: what is before them is out of reach.
+            if tail.len() > self.limit {
+                tail.remove(0);
+            }
+        }
+    }
+}
+
+/// Where an agent's games of a case lie in a run, by the schedule's arithmetic
+/// (`docs/protocol.md`: *One bot cannot stop a run*).
+struct PlanOrder {
+    schedule: engine::Schedule,
+    shard: Shard,
+    matchups: Vec<(usize, usize)>,
+}
+
+impl crate::external::GameOrder for PlanOrder {
+    fn previous(&self, agent: usize, index: u64) -> Option<u64> {
+        let schedule = &self.schedule;
+        let job = schedule.job(index);
+        if job.game > 0 {
+            // The pair's other game: the same matchup, so the agent plays it.
+            return Some(index - 1);
+        }
+        let per_pair = u64::from(schedule.games_per_pair);
+        let (matchups, cases) = (u64::from(schedule.matchups), u64::from(schedule.cases));
+        let (mut pair, mut matchup) = (u64::from(job.pair), u64::from(job.matchup));
+        loop {
+            if matchup == 0 {
+                pair = pair.checked_sub(1)?;
+                matchup = matchups;
+            }
+            matchup -= 1;
+            let global = (pair * cases + u64::from(job.case)) * matchups + matchup;
+            let last = global * per_pair + per_pair - 1;
+            let (a, b) = self.matchups[matchup as usize];
+            if (a == agent || b == agent) && schedule.holds(self.shard, global) {
+                return Some(last);
+            }
+        }
+    }
 }
 
 /// Replays game `index` of the run in `dir`, drawn move by move.

@@ -786,3 +786,388 @@ fn bots_run_on_their_game_threads_core_unless_no_pin() {
         assert_eq!(list, &ours, "--no-pin: every core the arena may use");
     }
 }
+
+/// The arena under test: `ARENA_BIN` where set (an older build, to see a test fail).
+fn arena_under_test() -> String {
+    std::env::var("ARENA_BIN").unwrap_or_else(|_| ARENA.to_owned())
+}
+
+fn start_bot(options: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/start_bot.py");
+    format!("exec:python3 {} {options}", path.display())
+}
+
+/// Runs (or, with `--resume`, finishes) `config` into `dir/run` at `concurrency`.
+fn run_at(dir: &Path, config: &str, concurrency: usize) -> (PathBuf, std::process::Output) {
+    let path = dir.join("config.toml");
+    std::fs::write(&path, config).unwrap();
+    let out = dir.join("run");
+    let output = Command::new(arena_under_test())
+        .args([
+            "run",
+            path.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ])
+        .args([
+            "--progress",
+            "never",
+            "--concurrency",
+            &concurrency.to_string(),
+        ])
+        .output()
+        .unwrap();
+    (out, output)
+}
+
+fn succeeded(output: &std::process::Output) -> bool {
+    output.status.success()
+}
+
+/// A row without its running check (the last column), which depends on every row before.
+fn unchecked(r: &csv::StringRecord) -> Vec<String> {
+    r.iter().take(r.len() - 1).map(str::to_owned).collect()
+}
+
+/// The rows of the games `agent` played, in game order.
+fn games_of<'r>(rows: &'r [csv::StringRecord], agent: &str) -> Vec<&'r csv::StringRecord> {
+    rows.iter()
+        .filter(|r| &r[4] == agent || &r[5] == agent)
+        .collect()
+}
+
+/// Issue 41 point 7: a bot that plays its first case and then refuses to start loses its
+/// own games only. The run completes; the pairing without it is played in full, row for
+/// row as when that bot is healthy; the bot's games from its second case on are its own
+/// `startup` forfeits, the first `start_failures` (3) of each case tried and the rest
+/// given up; and the rows are the same at any concurrency.
+#[test]
+fn a_bot_that_stops_starting_loses_its_own_games_and_the_tournament_goes_on() {
+    if !common::have("python3") {
+        return;
+    }
+    let config = |bot: &str| {
+        format!(
+            "game = \"dominoes\"\ncases = \"5,4 6,4 7,4\"\ngames_per_case = 6\n\
+             agents = [\"greedy\", \"random\", \"{bot}\"]\n[limits]\nstartup_ms = 5000\n"
+        )
+    };
+    let healthy = tempfile::tempdir().unwrap();
+    let (out, output) = run_at(healthy.path(), &config(&start_bot("")), 4);
+    assert!(
+        succeeded(&output),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let healthy_rows = rows(&out);
+    let pairing = |rows: &[csv::StringRecord]| -> Vec<Vec<String>> {
+        rows.iter()
+            .filter(|r| (&r[4], &r[5]) == ("greedy", "random"))
+            .map(unchecked)
+            .collect()
+    };
+    assert_eq!(pairing(&healthy_rows).len(), 18);
+
+    let bot = start_bot("--only=5,4");
+    let mut files = Vec::new();
+    for concurrency in [4, 1] {
+        let t = tempfile::tempdir().unwrap();
+        let (out, output) = run_at(t.path(), &config(&bot), concurrency);
+        assert!(
+            succeeded(&output),
+            "concurrency {concurrency}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let rows = rows(&out);
+        assert_eq!(rows.len(), 54, "every game of the run is recorded");
+        assert_eq!(pairing(&rows), pairing(&healthy_rows));
+        for case in ["5,4", "6,4", "7,4"] {
+            let games: Vec<_> = games_of(&rows, &bot)
+                .into_iter()
+                .filter(|r| &r[1] == case)
+                .collect();
+            assert_eq!(games.len(), 12, "{case}");
+            for (n, r) in games.iter().enumerate() {
+                if case == "5,4" {
+                    assert_eq!(&r[9], "", "{r:?}");
+                    continue;
+                }
+                assert_eq!((&r[8], &r[9]), ("startup", "b"), "{r:?}");
+                let tried = r[10].contains("no answer to init");
+                let given_up = r[10].contains(&format!("gave up in case {case} after 3"));
+                assert_eq!(
+                    (tried, given_up),
+                    (n < 3, n >= 3),
+                    "game {n} of {case}: {r:?}"
+                );
+            }
+        }
+        files.push(std::fs::read_to_string(out.join("games.csv")).unwrap());
+    }
+    assert_eq!(files[0], files[1], "the rows differ with the concurrency");
+}
+
+/// Only a bot that never started stops the run, and "started" means answered `init`:
+/// a bot whose first games never asked it to start (the other bot lost at its `reset`
+/// first) still stops the run at its first failed start, which is not recorded. (Before,
+/// those games counted as its first, and its failures were never three in a row.)
+#[test]
+fn a_bot_that_never_started_stops_the_run_even_after_games_that_did_not_start_it() {
+    if !common::have("python3") {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let never = start_bot("--only=none");
+    let config = format!(
+        "game = \"dominoes\"\ncases = \"5,4 6,4\"\ngames_per_case = 4\n\
+         agents = [\"{}\", \"{never}\", \"greedy\"]\n[limits]\nstartup_ms = 5000\n",
+        start_bot("--reset-crash")
+    );
+    let (out, output) = run_at(t.path(), &config, 4);
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("could not start") && stderr.contains("--resume"),
+        "{stderr}"
+    );
+    let rows = rows(&out);
+    // The games before it, and none of its start-up failures.
+    assert!(!rows.is_empty());
+    for r in &rows {
+        assert_ne!(&r[8], "startup", "{r:?}");
+    }
+}
+
+/// A bot that started in games already on disk and fails to start after `--resume` loses
+/// its own games: the resumed run finishes.
+#[test]
+fn a_bot_that_started_before_a_resume_does_not_stop_the_resumed_run() {
+    if !common::have("python3") {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let (broken_x, broken_y) = (t.path().join("broken-x"), t.path().join("broken-y"));
+    let x = start_bot(&format!("--fail-if={}", broken_x.display()));
+    let y = start_bot(&format!("--fail-if={}", broken_y.display()));
+    let config = format!(
+        "game = \"dominoes\"\ncases = \"5,4 6,4\"\ngames_per_case = 4\n\
+         agents = [\"{x}\", \"greedy\", \"{y}\"]\n[limits]\nsandbox = \"off\"\n\
+         startup_ms = 5000\n"
+    );
+    // Y cannot start: the run stops at its first game, after x's first games.
+    std::fs::write(&broken_y, "").unwrap();
+    let (out, output) = run_at(t.path(), &config, 1);
+    assert_eq!(output.status.code(), Some(2));
+    let before = rows(&out);
+    assert!(
+        games_of(&before, &x).iter().any(|r| r[9].is_empty()),
+        "x started: {before:?}"
+    );
+    // Y fixed, x broken: x's failures are its own forfeits.
+    std::fs::remove_file(&broken_y).unwrap();
+    std::fs::write(&broken_x, "").unwrap();
+    let output = Command::new(arena_under_test())
+        .args([
+            "run",
+            "--resume",
+            out.to_str().unwrap(),
+            "--progress",
+            "never",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        succeeded(&output),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let rows = rows(&out);
+    assert_eq!(rows.len(), 24);
+    for r in games_of(&rows, &x).iter().skip(before.len()) {
+        assert_eq!((&r[8], &r[9]), ("startup", "a"), "{r:?}");
+    }
+}
+
+/// After `start_failures` failed starts in a row in a case, the rest of the agent's games
+/// there are forfeited without starting it (counted by the starts it logs); the next
+/// case tries again. At concurrency 1 the count is exact; at any concurrency the rows
+/// are the same.
+#[test]
+fn a_case_is_given_up_after_start_failures_in_a_row_and_the_next_case_tries_again() {
+    if !common::have("python3") {
+        return;
+    }
+    let mut files = Vec::new();
+    // One log for both runs (its path is in the bot's name, so in the rows).
+    let t = tempfile::tempdir().unwrap();
+    let log = t.path().join("starts.log");
+    let bot = start_bot(&format!("--only=5,4 --log={}", log.display()));
+    for concurrency in [1, 4] {
+        let _ = std::fs::remove_file(&log);
+        let dir = t.path().join(format!("concurrency-{concurrency}"));
+        std::fs::create_dir(&dir).unwrap();
+        let config = format!(
+            "game = \"dominoes\"\ncases = \"5,4 6,4 7,4\"\ngames_per_case = 8\n\
+             agents = [\"greedy\", \"{bot}\"]\n[limits]\nsandbox = \"off\"\n\
+             start_failures = 2\nstartup_ms = 5000\n"
+        );
+        let (out, output) = run_at(&dir, &config, concurrency);
+        assert!(
+            succeeded(&output),
+            "concurrency {concurrency}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let rows = rows(&out);
+        assert_eq!(rows.len(), 24);
+        let starts = std::fs::read_to_string(&log).unwrap();
+        let started_in = |case: &str| {
+            starts
+                .lines()
+                .filter(|l| *l == format!("start {case}"))
+                .count()
+        };
+        assert!(started_in("5,4") >= 1, "{starts}");
+        for case in ["6,4", "7,4"] {
+            if concurrency == 1 {
+                assert_eq!(started_in(case), 2, "{case}: {starts}");
+            }
+            let games: Vec<_> = rows.iter().filter(|r| &r[1] == case).collect();
+            for (n, r) in games.iter().enumerate() {
+                assert_eq!((&r[8], &r[9]), ("startup", "b"), "{r:?}");
+                assert_eq!(
+                    r[10].contains("gave up"),
+                    n >= 2,
+                    "game {n} of {case}: {r:?}"
+                );
+            }
+        }
+        files.push(std::fs::read_to_string(out.join("games.csv")).unwrap());
+    }
+    assert_eq!(files[0], files[1], "the rows differ with the concurrency");
+}
+
+/// `arena replay` of a game whose case was given up starts the bot afresh and ends: a
+/// replay plays one game, so it has no earlier games to count failures on (nor to wait
+/// for).
+#[test]
+fn a_replay_of_a_given_up_game_starts_the_bot_again_and_ends() {
+    if !common::have("python3") {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    let config = format!(
+        "game = \"dominoes\"\ncases = \"5,4 6,4\"\ngames_per_case = 8\n\
+         agents = [\"greedy\", \"{}\"]\n[limits]\nstart_failures = 1\nstartup_ms = 5000\n",
+        start_bot("--only=5,4")
+    );
+    let (out, output) = run_at(t.path(), &config, 2);
+    assert!(
+        succeeded(&output),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let rows = rows(&out);
+    let given_up = rows
+        .iter()
+        .find(|r| r[10].contains("gave up"))
+        .expect("a given-up game");
+    let mut replay = Command::new(arena_under_test())
+        .args(["replay", out.to_str().unwrap(), "-n", &given_up[0]])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let began = std::time::Instant::now();
+    while replay.try_wait().unwrap().is_none() {
+        if began.elapsed() > std::time::Duration::from_secs(30) {
+            replay.kill().unwrap();
+            panic!("the replay of game {} did not end", &given_up[0]);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let shown = replay.wait_with_output().unwrap();
+    assert!(shown.status.success());
+    let text = String::from_utf8_lossy(&shown.stdout);
+    assert!(text.contains("no answer to init"), "{text}");
+}
+
+/// A streak of failed starts goes on across `--resume`: a run stopped (Ctrl-C) after a
+/// case was given up, then resumed, writes the same `games.csv` as a run never stopped
+/// (the resumed run reads how the starts went from the games on disk).
+#[test]
+fn a_given_up_case_stays_given_up_across_a_resume() {
+    if !common::have("python3") || !common::have("kill") {
+        return;
+    }
+    let t = tempfile::tempdir().unwrap();
+    // The bot logs its starts (so `sandbox = "off"`): the cue to stop the run.
+    let log = t.path().join("starts.log");
+    let config = format!(
+        "game = \"dominoes\"\ncases = \"5,4 6,4 7,4\"\ngames_per_case = 16\n\
+         agents = [\"greedy\", \"{}\"]\n[limits]\nstartup_ms = 5000\nsandbox = \"off\"\n",
+        start_bot(&format!("--only-n=5 --sleep=0.1 --log={}", log.display()))
+    );
+    let whole = t.path().join("whole");
+    std::fs::create_dir(&whole).unwrap();
+    let (out, output) = run_at(&whole, &config, 2);
+    assert!(
+        succeeded(&output),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let expected = std::fs::read_to_string(out.join("games.csv")).unwrap();
+    assert!(expected.contains("gave up in case 6,4"));
+
+    std::fs::remove_file(&log).unwrap();
+    let cut = t.path().join("cut");
+    std::fs::create_dir(&cut).unwrap();
+    std::fs::write(cut.join("config.toml"), &config).unwrap();
+    let out = cut.join("run");
+    let mut child = Command::new(arena_under_test())
+        .args(["run", cut.join("config.toml").to_str().unwrap()])
+        .args(["--out", out.to_str().unwrap(), "--progress", "never"])
+        .args(["--concurrency", "2"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    // Stopped at its third start in case 7,4 (game 10): case 6,4 was given up at game 9,
+    // and slow games of 5,4 remain.
+    let began = std::time::Instant::now();
+    while std::fs::read_to_string(&log)
+        .unwrap_or_default()
+        .matches("start 7,4")
+        .count()
+        < 3
+    {
+        assert!(child.try_wait().unwrap().is_none(), "the run ended first");
+        assert!(began.elapsed() < std::time::Duration::from_secs(60));
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert_eq!(child.wait().unwrap().code(), Some(130), "interrupted");
+    let partial = rows(&out).len();
+    assert!(partial < 48, "{partial} games before the resume");
+    let on_disk = std::fs::read_to_string(out.join("games.csv")).unwrap();
+    assert!(on_disk.contains("gave up in case 6,4"), "{on_disk}");
+    let output = Command::new(arena_under_test())
+        .args([
+            "run",
+            "--resume",
+            out.to_str().unwrap(),
+            "--progress",
+            "never",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        succeeded(&output),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let resumed = std::fs::read_to_string(out.join("games.csv")).unwrap();
+    assert_eq!(resumed, expected, "resumed after {partial} games");
+}

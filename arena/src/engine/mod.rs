@@ -9,5 +9,5 @@ mod run;
 pub mod stop;
 
 pub use crate::schedule::{Schedule, Shard};
-pub use observer::{Flow, Observer, SprtMonitor, StartupGuard};
+pub use observer::{Flow, Observer, SprtMonitor, StartupGuard, started_in};
 pub use run::{Execution, Games, Outputs, RowEncoder, RowSink, Rows, RunEnd, Span, play_all};

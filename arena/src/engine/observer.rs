@@ -70,41 +70,62 @@ impl Observer for SprtMonitor {
     }
 }
 
-/// Stops the run when an agent cannot start: its first game, or `limit` of its games in
-/// a row (in game order), forfeited at start-up. Like cutechess and fastchess: a bot that
-/// does not start is a setup error to fix, not a result, so the game that trips the guard
-/// is withheld ([`Flow::StopBefore`]: it goes first among the observers) and a resumed
-/// run plays it again. Earlier start-up forfeits of a streak stay recorded.
+/// Stops the run when an agent that has never started in this run fails to start: a bot
+/// that does not start at all is a setup error to fix, not a result (as in cutechess and
+/// fastchess). The game that trips the guard is withheld ([`Flow::StopBefore`]: it goes
+/// first among the observers) and a resumed run plays it again.
+///
+/// An agent that started in some game of the run (on disk too, for a resumed run:
+/// [`StartupGuard::replay`]) never stops it: its later start-up failures are forfeits of
+/// its own games, so one bot cannot stop a tournament (the runtime gives up the rest of
+/// its case after `start_failures` of them in a row). Judged in game order, so the same
+/// games stop a run at any concurrency.
 pub struct StartupGuard {
     /// Per matchup, the plan's agent indices (a, b).
     matchups: Vec<(usize, usize)>,
-    /// Per agent: games seen, and start-up failures in a row.
-    seen: Vec<(u64, u32)>,
-    limit: u32,
-    /// The agent that tripped the guard, and the reason of its last failure.
+    /// Per agent: whether it started in a game of this run.
+    started: Vec<bool>,
+    /// The agent that tripped the guard, and the reason of its failure.
     pub tripped: Option<(usize, String)>,
 }
 
 impl StartupGuard {
-    pub fn new(matchups: Vec<(usize, usize)>, agents: usize, limit: u32) -> StartupGuard {
+    pub fn new(matchups: Vec<(usize, usize)>, agents: usize) -> StartupGuard {
         StartupGuard {
             matchups,
-            seen: vec![(0, 0); agents],
-            limit: limit.max(1),
+            started: vec![false; agents],
             tripped: None,
         }
     }
+
+    /// A game already on disk: who started in it counts, and nothing trips.
+    pub fn replay(&mut self, record: &Record) {
+        let (a, b) = self.matchups[usize::from(record.key.matchup)];
+        let (started_a, started_b) = started_in(record);
+        self.started[a] |= started_a;
+        self.started[b] |= started_b;
+    }
 }
 
-impl StartupGuard {
-    fn count(&mut self, agent: usize, failed: bool, record: &Record) {
-        let (games, in_a_row) = &mut self.seen[agent];
-        *games += 1;
-        *in_a_row = if failed { *in_a_row + 1 } else { 0 };
-        if failed && (*games == 1 || *in_a_row >= self.limit) && self.tripped.is_none() {
-            self.tripped = Some((agent, record.reason.clone()));
+/// Whether agents A and B started in a game, as far as its record tells. Agent A is
+/// readied first: B is asked to start only once A is ready, so a game A lost before its
+/// first move (its start, or its reset) leaves B unstarted. That also counts a game A
+/// lost on its first move as one B did not start in: the error is on the side of the
+/// old rule (its failure stops the run), never of booking a bot that cannot start.
+pub fn started_in(record: &Record) -> (bool, bool) {
+    let forfeit = record.forfeiter();
+    let startup = record.termination == Termination::Startup;
+    let a = !(startup && forfeit == Some(Side::A));
+    let b = match record.duel() {
+        Some(_) => {
+            let failed_to_start = startup && forfeit == Some(Side::B);
+            let not_asked = forfeit == Some(Side::A) && record.plies == 0;
+            !failed_to_start && !not_asked
         }
-    }
+        // A one-seat matchup is `(a, a)`.
+        None => a,
+    };
+    (a, b)
 }
 
 impl Observer for StartupGuard {
@@ -114,15 +135,19 @@ impl Observer for StartupGuard {
             Termination::Startup => record.forfeiter(),
             _ => None,
         };
-        self.count(a, failed == Some(Side::A), record);
-        // A one-seat matchup is `(a, a)`: its agent is counted once.
-        if a != b {
-            self.count(b, failed == Some(Side::B), record);
+        let agent = match failed {
+            Some(Side::A) => Some(a),
+            Some(Side::B) => Some(b),
+            None => None,
+        };
+        if let Some(agent) = agent
+            && !self.started[agent]
+            && self.tripped.is_none()
+        {
+            self.tripped = Some((agent, record.reason.clone()));
+            return Ok(Flow::StopBefore);
         }
-        Ok(if self.tripped.is_some() {
-            Flow::StopBefore
-        } else {
-            Flow::Continue
-        })
+        self.replay(record);
+        Ok(Flow::Continue)
     }
 }

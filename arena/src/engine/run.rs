@@ -345,6 +345,27 @@ impl Games<'_> {
     fn end(&self) -> u64 {
         self.span.schedule.shard_len(self.span.shard)
     }
+
+    /// Every game before the shard's `p`-th is over: the external runtime's count of
+    /// start-up failures forgets what it can no longer need.
+    fn settle(&self, p: u64) {
+        if let Some(rt) = self.external {
+            let index = match p < self.end() {
+                true => self.span.schedule.shard_game(self.span.shard, p),
+                false => u64::MAX,
+            };
+            rt.settle(index);
+        }
+    }
+
+    /// Claimed games that will not be played (the run stopped): nothing waits for them.
+    fn abandon(&self, positions: Range<u64>) {
+        if let Some(rt) = self.external {
+            for p in positions {
+                rt.abandon(self.span.schedule.shard_game(self.span.shard, p));
+            }
+        }
+    }
 }
 
 /// One worker: each game is played, handed on and its row written on the calling thread,
@@ -365,6 +386,7 @@ fn play_inline(
                 return Ok(RunEnd::Interrupted);
             }
             let record = games.play(p)?;
+            games.settle(p + 1);
             let flow = observe(&record, outputs.observers)?;
             if flow != Flow::StopBefore {
                 rows.push(outputs.encoder, &record);
@@ -457,6 +479,7 @@ pub fn play_all(
         let (rows_to_write, rows_to_write_rx) = mpsc::sync_channel::<Vec<Rows>>(WRITER_QUEUE);
         let writer = scope.spawn(|| write_rows(rows_to_write_rx, sink, &spares));
         let mut reorder = Reorder {
+            games,
             next: span.start,
             pending: BTreeMap::new(),
             observers,
@@ -553,16 +576,18 @@ impl Worker<'_> {
         batch: &mut Batch,
         sender: &mpsc::Sender<Result<Batch>>,
     ) -> bool {
-        let first = claimed.start;
+        let (first, end) = (claimed.start, claimed.end);
         for p in claimed {
             if p > first && self.claims.halted() {
                 // Claimed but not played: the run ends before them.
+                self.games.abandon(p..end);
                 return false;
             }
             self.wait_for_window(p, batch, sender);
             match self.games.play(p) {
                 Ok(record) => batch.push(p, record, self.encoder, self.spares),
                 Err(e) => {
+                    self.games.abandon(p + 1..end);
                     let _ = sender.send(Err(e));
                     return false;
                 }
@@ -601,6 +626,7 @@ fn next_claim(claim: u64, took: Duration) -> u64 {
 /// The ordering stage: puts the workers' runs back in game order, hands each record to
 /// the observers and passes the rows on to the writer.
 struct Reorder<'a, 'b, 'o> {
+    games: Games<'a>,
     /// The first game not yet handed on.
     next: u64,
     /// Runs that came before their turn, by their first game.
@@ -622,6 +648,7 @@ impl Reorder<'_, '_, '_> {
             let mut to_write = Vec::new();
             let go_on = self.hand_on_batch(batch?, &mut to_write)?;
             handed_on.store(self.next, Ordering::Relaxed);
+            self.games.settle(self.next);
             if rows_to_write.send(to_write).is_err() {
                 return Ok(false);
             }

@@ -2,11 +2,14 @@
 //! stdin/stdout. One process per agent per test case, as on TopCoder: it gets `init`
 //! once, then `reset` and `play` calls for each of the case's games it plays. A process
 //! that fails forfeits the game it was in and is replaced (with a fresh `init`) for the
-//! next game. Tokio is used here only, for the child processes and their timeouts.
+//! next game; after `start_failures` failed starts in a row in a case (`starts`), the rest
+//! of that agent's case is forfeited without starting it. Tokio is used here only, for
+//! the child processes and their timeouts.
 
 mod log;
 mod process;
 mod solver;
+mod starts;
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
@@ -20,10 +23,12 @@ use arena_core::{Agent, AgentError, Game};
 
 use self::log::StderrLog;
 use self::process::{Process, Sandboxed};
+use self::starts::Starts;
 use crate::sandbox::Policy;
 use crate::setup::{Limits, SandboxMode};
 
 pub use self::process::{absolutize, label, rewrite_paths};
+pub use self::starts::{GameOrder, Start};
 
 /// The sandbox `limits` build around a bot that may read `read`: the adapter turns the
 /// plan's `[limits]` into the sandbox's terms (the sandbox knows no plan).
@@ -70,6 +75,9 @@ pub struct ExternalRuntime {
     enforcement: Option<crate::sandbox::Enforcement>,
     /// Processes started so far: each one's number in the stderr logs.
     started: AtomicU64,
+    /// Start-up failures in a row per (agent, case), in game order (`None`: games have
+    /// no known order, a league, and nothing is given up).
+    starts: Option<Starts>,
 }
 
 impl ExternalRuntime {
@@ -138,7 +146,42 @@ impl ExternalRuntime {
             endless: false,
             logs,
             started: AtomicU64::new(0),
+            starts: None,
         })
+    }
+
+    /// Gives up an agent's case after `limits.start_failures` start-up failures in a row
+    /// (in the game order `order` tells): the rest of its games in that case are
+    /// forfeited without starting it again. `earlier`: how the starts of games before
+    /// game `first` went (a resumed run's games on disk), so that a streak goes on
+    /// across `--resume` as if the run had not stopped.
+    pub fn with_order(
+        mut self,
+        order: Box<dyn GameOrder>,
+        earlier: Vec<(Key, u64, Start)>,
+        first: u64,
+    ) -> ExternalRuntime {
+        let starts = Starts::new(order, self.limits.start_failures);
+        for (key, index, start) in earlier {
+            starts.record(&key, index, start);
+        }
+        starts.settle(first);
+        self.starts = Some(starts);
+        self
+    }
+
+    /// Every game below `index` is over (the engine, in game order).
+    pub fn settle(&self, index: u64) {
+        if let Some(s) = &self.starts {
+            s.settle(index);
+        }
+    }
+
+    /// The engine will not play game `index` (the run stopped before it).
+    pub fn abandon(&self, index: u64) {
+        if let Some(s) = &self.starts {
+            s.abandon(index);
+        }
     }
 
     /// A runtime for games without a known total (a league, which plays until stopped):
@@ -182,6 +225,7 @@ impl ExternalRuntime {
             index: game,
             process: None,
             healthy: true,
+            start: None,
             game: PhantomData,
         }
     }
@@ -317,10 +361,30 @@ pub struct ExternalAgent<G: Wire> {
     index: u64,
     process: Option<Process>,
     healthy: bool,
+    /// How its start went, once known (for the count of start-up failures in a row).
+    start: Option<Start>,
     game: PhantomData<fn() -> G>,
 }
 
 impl<G: Wire> ExternalAgent<G> {
+    fn started(&mut self, start: Start) {
+        self.start = Some(start);
+        if let Some(s) = &self.runtime.starts {
+            s.record(&self.key, self.index, start);
+        }
+    }
+
+    /// Why a game of a given-up case is lost: the same words whatever the timing, and
+    /// short (a reason is cut at `REASON_MAX`; the agent is named in the row).
+    fn given_up(&self) -> String {
+        let limit = self.runtime.starts.as_ref().map_or(0, Starts::limit);
+        format!(
+            "gave up in case {} after {limit} start-up failures in a row (start_failures): \
+             the rest of the case is forfeited, the next case tries again",
+            self.key.1
+        )
+    }
+
     fn fail(&mut self, e: AgentError) -> AgentError {
         self.healthy = false;
         if let Some(p) = self.process.take() {
@@ -380,23 +444,70 @@ impl<G: Wire> Agent<G> for ExternalAgent<G> {
         // A spent budget loses the rest of the case without starting anything.
         if self.runtime.remaining_budget(&self.key).is_zero() {
             self.healthy = false;
+            self.started(Start::Neutral);
             return Err(AgentError::Timeout(SPENT.into()));
         }
         if let Some(p) = self.runtime.take_idle(&self.key) {
             p.set_game(self.index);
             self.process = Some(p);
+            self.started(Start::Started);
             return Ok(());
         }
+        let command = self.runtime.agents[self.key.0]
+            .as_ref()
+            .map_or("", |a| a.command.as_str())
+            .to_owned();
+        let runtime = Arc::clone(&self.runtime);
+        let starts = runtime.starts.as_ref();
+        if starts.is_some_and(|s| s.gives_up_now(&self.key, self.index)) {
+            self.started(Start::Failed);
+            let why = self.given_up();
+            return Err(self.fail(AgentError::Startup(why)));
+        }
+        let started = self.start_process(case, &command);
+        self.started(match &started {
+            Ok(()) => Start::Started,
+            Err(AgentError::Startup(_)) => Start::Failed,
+            Err(_) => Start::Neutral,
+        });
+        match started {
+            // Counted by game index: its row says the same at any concurrency.
+            Err(AgentError::Startup(_))
+                if starts.is_some_and(|s| s.gives_up(&self.key, self.index)) =>
+            {
+                Err(AgentError::Startup(self.given_up()))
+            }
+            other => other,
+        }
+    }
+
+    fn reset(&mut self, start: &G::View<'_>) -> Result<(), AgentError> {
+        let cap = Duration::from_millis(self.runtime.limits.call_ms);
+        self.call(&G::reset_call(start), cap).map(|_| ())
+    }
+
+    fn play(&mut self, view: &G::View<'_>) -> Result<G::Move, AgentError> {
+        let cap = Duration::from_millis(self.runtime.limits.call_ms);
+        let line = self.call(&G::play_call(view), cap)?;
+        match G::parse_move(&line) {
+            Ok(mv) => Ok(mv),
+            // The bot answered in step: its process may serve the next game.
+            Err(ReplyError::OutOfRange(why)) => Err(AgentError::Illegal(why)),
+            // Out of step, or not speaking the protocol: start afresh next game.
+            Err(ReplyError::Malformed(e)) => Err(self.fail(AgentError::Malformed(e.to_string()))),
+        }
+    }
+}
+
+impl<G: Wire> ExternalAgent<G> {
+    /// Starts a process of the agent and waits for its answer to `init`.
+    fn start_process(&mut self, case: &G::Case, command: &str) -> Result<(), AgentError> {
         let p = self.runtime.spawn(&self.key).map_err(|e| self.fail(e))?;
         self.process = Some(p);
         let startup = Duration::from_millis(self.runtime.limits.startup_ms);
         let process = self.process.as_mut().expect("just set");
         let runtime = Arc::clone(&self.runtime);
         let limits = &runtime.limits;
-        let command = self.runtime.agents[self.key.0]
-            .as_ref()
-            .map_or("", |a| a.command.as_str())
-            .to_owned();
         // Start-up time is not charged to the thinking budget.
         match process.call(&G::init_call(case), startup, limits) {
             Ok(_) => {
@@ -420,27 +531,14 @@ impl<G: Wire> Agent<G> for ExternalAgent<G> {
             }
         }
     }
-
-    fn reset(&mut self, start: &G::View<'_>) -> Result<(), AgentError> {
-        let cap = Duration::from_millis(self.runtime.limits.call_ms);
-        self.call(&G::reset_call(start), cap).map(|_| ())
-    }
-
-    fn play(&mut self, view: &G::View<'_>) -> Result<G::Move, AgentError> {
-        let cap = Duration::from_millis(self.runtime.limits.call_ms);
-        let line = self.call(&G::play_call(view), cap)?;
-        match G::parse_move(&line) {
-            Ok(mv) => Ok(mv),
-            // The bot answered in step: its process may serve the next game.
-            Err(ReplyError::OutOfRange(why)) => Err(AgentError::Illegal(why)),
-            // Out of step, or not speaking the protocol: start afresh next game.
-            Err(ReplyError::Malformed(e)) => Err(self.fail(AgentError::Malformed(e.to_string()))),
-        }
-    }
 }
 
 impl<G: Wire> Drop for ExternalAgent<G> {
     fn drop(&mut self) {
+        // Never asked to start (the other agent failed first): it breaks no streak.
+        if self.start.is_none() {
+            self.started(Start::Neutral);
+        }
         let process = if self.healthy {
             self.process.take()
         } else {
