@@ -738,6 +738,70 @@ fn an_external_bot_keeps_its_process_across_batches() {
     assert_eq!(show_json(&dir)["games"].as_u64(), Some(400));
 }
 
+/// Every command that changes the league works while `run` writes: adds and renames in
+/// a loop beside a running league each succeed, and the run plays on (a deferred
+/// transaction that had to upgrade to a write failed at once with `database is locked`,
+/// SQLite's error 517, about one try in eight, and killed the run).
+#[test]
+fn adds_and_renames_work_while_run_writes() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(
+        &dir,
+        "5,4 9,7",
+        "11",
+        &[("greedy", "greedy", true), ("random", "random", true)],
+    );
+    let mut child = spawn_run(&dir, &["--concurrency", "2"], &[]);
+    let began = Instant::now();
+    while show_json(&dir)["games"].as_u64().unwrap() == 0 {
+        assert!(began.elapsed() < Duration::from_secs(60), "no games");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    for i in 0..60 {
+        let (name, renamed) = (format!("b{i}"), format!("c{i}"));
+        let spec = ["random", "greedy", "smart"][i % 3];
+        let mut args = vec!["league", "add", s(&dir), &name, spec];
+        if i % 2 == 0 {
+            args.push("--benchmark");
+        }
+        ok(&args);
+        ok(&["league", "rename", s(&dir), &name, &renamed]);
+        if child.try_wait().unwrap().is_some() {
+            let mut err = String::new();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
+            panic!("the run stopped after {} adds: {err}", i + 1);
+        }
+    }
+    let before = show_json(&dir)["games"].as_u64().unwrap();
+    std::thread::sleep(Duration::from_millis(1500));
+    assert!(child.try_wait().unwrap().is_none(), "the run stopped");
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("locked"), "{err}");
+    let json = show_json(&dir);
+    assert!(
+        json["games"].as_u64().unwrap() > before,
+        "the run played on"
+    );
+    let names: Vec<&str> = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["bot"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"c59") && !names.contains(&"b59"),
+        "{names:?}"
+    );
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
