@@ -802,6 +802,37 @@ fn adds_and_renames_work_while_run_writes() {
     );
 }
 
+/// The seed is a string in the JSON of `show` and of the page's `/api/state`: a seed
+/// above 2^53 is no exact JSON number for a browser (the page showed
+/// 15182222548295963000 for 15182222548295961748).
+#[test]
+fn a_seed_above_2_to_the_53_is_shown_exactly() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    let seed = "15182222548295961748";
+    league(
+        &dir,
+        "5,4",
+        seed,
+        &[("greedy", "greedy", true), ("random", "random", true)],
+    );
+    assert_eq!(show_json(&dir)["seed"].as_str(), Some(seed));
+    let (mut child, url) = serve(&dir, &["--games", "20"]);
+    let port: u16 = url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches('/')
+        .parse()
+        .unwrap();
+    let state = get(port, "/api/state");
+    let _ = child.kill();
+    let _ = child.wait();
+    let body = &state[state.find("\r\n\r\n").unwrap() + 4..];
+    let json: serde_json::Value = serde_json::from_str(body).unwrap();
+    assert_eq!(json["standings"]["seed"].as_str(), Some(seed), "{body}");
+}
+
 fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
@@ -854,10 +885,12 @@ fn the_live_page_in_headless_chromium() {
     let tmp = TempDir::new().unwrap();
     let dir = tmp.path().join("lg");
     let hostile = "<img src=x onerror=alert(1)>\"'&";
+    // Above 2^53: the page must show it exactly (a JSON number would round it).
+    let seed = "15182222548295961748";
     league(
         &dir,
         "5,4 9,7",
-        "9",
+        seed,
         &[
             ("greedy", "greedy", true),
             ("random", "random", true),
@@ -938,6 +971,7 @@ fn the_live_page_in_headless_chromium() {
     assert!(console.is_empty(), "console: {console:#?}");
     assert!(dom.contains("data-status=\"ok\""), "{dom}");
     assert!(dom.contains("data-live=\"events\""), "{dom}");
+    assert!(dom.contains(&format!("seed {seed}:")), "the seed: {dom}");
     assert!(
         dom.contains("<td class=\"name\">greedy</td>"),
         "no standings row: {dom}"
