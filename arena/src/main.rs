@@ -17,7 +17,9 @@ fn main() -> ExitCode {
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");
-            if e.downcast_ref::<arena::tournament::Interrupted>().is_some() {
+            if e.downcast_ref::<arena::tournament::Interrupted>().is_some()
+                || e.downcast_ref::<arena::league::run::Stopped>().is_some()
+            {
                 ExitCode::from(130)
             } else if e.downcast_ref::<arena::verify::Mismatches>().is_some() {
                 ExitCode::from(1)
