@@ -847,7 +847,8 @@ fn a_seed_above_2_to_the_53_is_shown_exactly() {
         &[("greedy", "greedy", true), ("random", "random", true)],
     );
     assert_eq!(show_json(&dir)["seed"].as_str(), Some(seed));
-    let (mut child, url) = serve(&dir, &["--games", "20"]);
+    // Playing on until killed: a run that ended would take its page with it.
+    let (mut child, url) = serve(&dir, &[]);
     let port: u16 = url
         .rsplit(':')
         .next()

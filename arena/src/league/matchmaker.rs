@@ -74,23 +74,22 @@ pub fn next_jobs(bots: &[Bot], pairs: &[PairStats], sizing: &Sizing<'_>) -> Vec<
         .filter(|b| b.plays() && b.role == Role::Candidate && b.state == State::Running)
         .collect();
     let mut assigned: HashMap<(BotId, BotId), u64> = HashMap::new();
-    let spent = std::cell::Cell::new(0.0);
-    // Whether `k` may take one more game pair; if so, its cost is counted.
-    let take = |k: (BotId, BotId), cap: u64, assigned: &mut HashMap<(BotId, BotId), u64>| {
-        let n = assigned.get(&k).copied().unwrap_or(0);
-        let cap = match sizing.cost.get(&k) {
+    let mut spent = 0.0;
+    let mut total = 0usize;
+    // Whether `k` may take one more game pair (a pair never measured: a few).
+    let room = |k: &(BotId, BotId), cap: u64, assigned: &HashMap<(BotId, BotId), u64>| {
+        let cap = match sizing.cost.get(k) {
             Some(_) => cap,
             None => cap.min(FIRST_PAIRS),
         };
-        if n >= cap {
-            return false;
-        }
-        spent.set(spent.get() + sizing.cost.get(&k).copied().unwrap_or(0.0));
-        assigned.insert(k, n + 1);
-        true
+        assigned.get(k).copied().unwrap_or(0) < cap
     };
-    let full = |assigned: &HashMap<(BotId, BotId), u64>| {
-        spent.get() >= sizing.seconds || assigned.values().sum::<u64>() as usize >= sizing.most
+    // One more game pair of `k`, its cost counted.
+    let mut take = |k: (BotId, BotId), assigned: &mut HashMap<(BotId, BotId), u64>| {
+        spent += sizing.cost.get(&k).copied().unwrap_or(0.0);
+        total += 1;
+        *assigned.entry(k).or_default() += 1;
+        spent < sizing.seconds && total < sizing.most
     };
     let candidate_pairs: Vec<(BotId, BotId)> = running
         .iter()
@@ -99,11 +98,14 @@ pub fn next_jobs(bots: &[Bot], pairs: &[PairStats], sizing: &Sizing<'_>) -> Vec<
     if !candidate_pairs.is_empty() {
         let cap = |k: &(BotId, BotId)| CANDIDATE_STEP + done(k) / 10;
         // Fewest game pairs first: every benchmark in step.
-        while !full(&assigned) {
-            let mut open: Vec<&(BotId, BotId)> = candidate_pairs.iter().collect();
-            open.sort_by_key(|k| (done(k) + assigned.get(k).copied().unwrap_or(0), **k));
-            if !open.into_iter().any(|k| take(*k, cap(k), &mut assigned)) {
-                break;
+        loop {
+            let pick = candidate_pairs
+                .iter()
+                .filter(|k| room(k, cap(k), &assigned))
+                .min_by_key(|k| (done(k) + assigned.get(k).copied().unwrap_or(0), **k));
+            match pick {
+                Some(&k) if take(k, &mut assigned) => {}
+                _ => break,
             }
         }
     } else if sizing.spare != Spare::Off {
@@ -139,9 +141,10 @@ pub fn next_jobs(bots: &[Bot], pairs: &[PairStats], sizing: &Sizing<'_>) -> Vec<
         // root of the pairs it adds (an unplayed pair counts as 1 wide and goes first).
         // Bounded, a pair takes no more once that projection is narrow enough or its
         // games reach the bound, so a batch (thousands of cheap games) does not overshoot.
-        while !full(&assigned) {
-            let mut order: Vec<(f64, (BotId, BotId))> = slots
+        loop {
+            let pick = slots
                 .iter()
+                .filter(|(k, _)| room(k, u64::MAX, &assigned))
                 .filter_map(|&(k, width)| {
                     let stats = next.get(&k);
                     let m = stats.map_or(0, |p| p.pairs.pairs()) as f64;
@@ -160,13 +163,10 @@ pub fn next_jobs(bots: &[Bot], pairs: &[PairStats], sizing: &Sizing<'_>) -> Vec<
                     };
                     (!learned).then_some((eff, k))
                 })
-                .collect();
-            order.sort_by(|x, y| y.0.total_cmp(&x.0).then(x.1.cmp(&y.1)));
-            if !order
-                .into_iter()
-                .any(|(_, k)| take(k, u64::MAX, &mut assigned))
-            {
-                break;
+                .max_by(|x, y| x.0.total_cmp(&y.0).then(y.1.cmp(&x.1)));
+            match pick {
+                Some((_, k)) if take(k, &mut assigned) => {}
+                _ => break,
             }
         }
     }
