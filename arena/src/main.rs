@@ -21,7 +21,9 @@ fn main() -> ExitCode {
                 "error: {}",
                 arena::shown::escape_controls(&format!("{e:#}"))
             );
-            if e.downcast_ref::<arena::tournament::Interrupted>().is_some() {
+            if e.downcast_ref::<arena::tournament::Interrupted>().is_some()
+                || e.downcast_ref::<arena::league::run::Stopped>().is_some()
+            {
                 ExitCode::from(130)
             } else if e.downcast_ref::<arena::verify::Mismatches>().is_some() {
                 ExitCode::from(1)

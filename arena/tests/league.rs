@@ -308,7 +308,10 @@ fn games_do_not_depend_on_other_bots_restarts_or_concurrency() {
         "11",
         &[("greedy", "greedy", true), ("random", "random", true)],
     );
-    run(&plain, &["--games", "1200", "--concurrency", "1"]);
+    run(
+        &plain,
+        &["--spare", "always", "--games", "1200", "--concurrency", "1"],
+    );
 
     let busy = tmp.path().join("busy");
     league(
@@ -321,7 +324,10 @@ fn games_do_not_depend_on_other_bots_restarts_or_concurrency() {
             ("random", "random", true),
         ],
     );
-    run(&busy, &["--games", "300", "--concurrency", "3"]);
+    run(
+        &busy,
+        &["--spare", "always", "--games", "300", "--concurrency", "3"],
+    );
     ok(&["league", "archive", s(&busy), "smart"]);
     ok(&[
         "league",
@@ -331,10 +337,16 @@ fn games_do_not_depend_on_other_bots_restarts_or_concurrency() {
         "endgame",
         "--benchmark",
     ]);
-    run(&busy, &["--games", "700", "--concurrency", "2"]);
+    run(
+        &busy,
+        &["--spare", "always", "--games", "700", "--concurrency", "2"],
+    );
     ok(&["league", "rename", s(&busy), "greedy", "greedy-v1"]);
     ok(&["league", "rename", s(&busy), "greedy-v1", "greedy"]);
-    run(&busy, &["--games", "900", "--concurrency", "4"]);
+    run(
+        &busy,
+        &["--spare", "always", "--games", "900", "--concurrency", "4"],
+    );
 
     let a = export(&plain, &tmp.path().join("a"));
     let b = export(&busy, &tmp.path().join("b"));
@@ -383,7 +395,7 @@ fn kill_9_during_writes_then_run_loses_and_doubles_nothing() {
         ("smart", "smart", true),
     ];
     league(&dir, "5,4 9,7", "3", &bots);
-    let mut child = spawn_run(&dir, &["--concurrency", "2"], &[]);
+    let mut child = spawn_run(&dir, &["--spare", "always", "--concurrency", "2"], &[]);
     let began = Instant::now();
     // Until some batches are committed, then in the middle of later ones.
     loop {
@@ -401,7 +413,7 @@ fn kill_9_during_writes_then_run_loses_and_doubles_nothing() {
     // An abort between a batch's inserts and its commit: that batch is not kept.
     let crashed = spawn_run(
         &dir,
-        &["--games", "100"],
+        &["--spare", "always", "--games", "100"],
         &[("ARENA_FAULT", "abort-at:league-commit")],
     )
     .wait_with_output()
@@ -409,14 +421,25 @@ fn kill_9_during_writes_then_run_loses_and_doubles_nothing() {
     assert!(!crashed.status.success(), "the fault aborts the run");
     assert_eq!(show_json(&dir)["games"].as_u64().unwrap(), after_kill);
 
-    run(&dir, &["--games", "1000", "--concurrency", "3"]);
+    run(
+        &dir,
+        &["--spare", "always", "--games", "1000", "--concurrency", "3"],
+    );
     let total = show_json(&dir)["games"].as_u64().unwrap();
     assert_eq!(total, after_kill + 1000);
 
     // The same pairs' games in a league that never stopped.
     let calm = tmp.path().join("calm");
     league(&calm, "5,4 9,7", "3", &bots);
-    run(&calm, &["--games", &(2 * total + 2000).to_string()]);
+    run(
+        &calm,
+        &[
+            "--spare",
+            "always",
+            "--games",
+            &(2 * total + 2000).to_string(),
+        ],
+    );
     let x = export(&dir, &tmp.path().join("x")); // refuses a pair with a gap
     let y = export(&calm, &tmp.path().join("y"));
     let mut stored = 0;
@@ -728,7 +751,10 @@ fn an_external_bot_keeps_its_process_across_batches() {
     let spec = format!("exec:python3 {}", bot.display());
     ok(&["league", "add", s(&dir), "py", &spec, "--benchmark"]);
     // 400 games: at least 5 batches (they start at 8 game pairs and at most double).
-    run(&dir, &["--games", "400", "--concurrency", "1"]);
+    run(
+        &dir,
+        &["--spare", "always", "--games", "400", "--concurrency", "1"],
+    );
     let mut starts = 0;
     for entry in std::fs::read_dir(dir.join("logs/1-2")).unwrap() {
         let log = std::fs::read_to_string(entry.unwrap().path()).unwrap_or_default();
@@ -736,6 +762,400 @@ fn an_external_bot_keeps_its_process_across_batches() {
     }
     assert_eq!(starts, 1, "processes started");
     assert_eq!(show_json(&dir)["games"].as_u64(), Some(400));
+}
+
+/// Every command that changes the league works while `run` writes: adds and renames in
+/// a loop beside a running league each succeed, and the run plays on (a deferred
+/// transaction that had to upgrade to a write failed at once with `database is locked`,
+/// SQLite's error 517, about one try in eight, and killed the run).
+#[test]
+fn adds_and_renames_work_while_run_writes() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(
+        &dir,
+        "5,4 9,7",
+        "11",
+        &[("greedy", "greedy", true), ("random", "random", true)],
+    );
+    let mut child = spawn_run(&dir, &["--spare", "always", "--concurrency", "2"], &[]);
+    let began = Instant::now();
+    while show_json(&dir)["games"].as_u64().unwrap() == 0 {
+        assert!(began.elapsed() < Duration::from_secs(60), "no games");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    for i in 0..60 {
+        let (name, renamed) = (format!("b{i}"), format!("c{i}"));
+        let spec = ["random", "greedy", "smart"][i % 3];
+        let mut args = vec!["league", "add", s(&dir), &name, spec];
+        if i % 2 == 0 {
+            args.push("--benchmark");
+        }
+        ok(&args);
+        ok(&["league", "rename", s(&dir), &name, &renamed]);
+        if child.try_wait().unwrap().is_some() {
+            let mut err = String::new();
+            child
+                .stderr
+                .take()
+                .unwrap()
+                .read_to_string(&mut err)
+                .unwrap();
+            panic!("the run stopped after {} adds: {err}", i + 1);
+        }
+    }
+    // It plays on (its next batch holds the new bots' first games).
+    let before = show_json(&dir)["games"].as_u64().unwrap();
+    let waited = Instant::now();
+    while show_json(&dir)["games"].as_u64().unwrap() == before {
+        assert!(
+            waited.elapsed() < Duration::from_secs(30),
+            "the run played on"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    assert!(child.try_wait().unwrap().is_none(), "the run stopped");
+    let _ = child.kill();
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("locked"), "{err}");
+    let json = show_json(&dir);
+    let names: Vec<&str> = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["bot"].as_str().unwrap())
+        .collect();
+    assert!(
+        names.contains(&"c59") && !names.contains(&"b59"),
+        "{names:?}"
+    );
+}
+
+/// The seed is a string in the JSON of `show` and of the page's `/api/state`: a seed
+/// above 2^53 is no exact JSON number for a browser (the page showed
+/// 15182222548295963000 for 15182222548295961748).
+#[test]
+fn a_seed_above_2_to_the_53_is_shown_exactly() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    let seed = "15182222548295961748";
+    league(
+        &dir,
+        "5,4",
+        seed,
+        &[("greedy", "greedy", true), ("random", "random", true)],
+    );
+    assert_eq!(show_json(&dir)["seed"].as_str(), Some(seed));
+    // Playing on until killed: a run that ended would take its page with it.
+    let (mut child, url) = serve(&dir, &[]);
+    let port: u16 = url
+        .rsplit(':')
+        .next()
+        .unwrap()
+        .trim_end_matches('/')
+        .parse()
+        .unwrap();
+    let state = get(port, "/api/state");
+    let _ = child.kill();
+    let _ = child.wait();
+    let body = &state[state.find("\r\n\r\n").unwrap() + 4..];
+    let json: serde_json::Value = serde_json::from_str(body).unwrap();
+    assert_eq!(json["standings"]["seed"].as_str(), Some(seed), "{body}");
+}
+
+/// A Python bot of greedy's strength (the walkthrough's v2) that sleeps `secs` before
+/// each move, at `dir/slow.py`.
+fn slow_bot(dir: &Path, secs: f64) -> PathBuf {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/league/v2.py");
+    let text = std::fs::read_to_string(fixture).unwrap();
+    let text = text
+        .replacen("import sys\n", "import sys\nimport time\n", 1)
+        .replacen(
+            "            answer = play(hand, line, stock)",
+            &format!(
+                "            time.sleep({secs})\n            answer = play(hand, line, stock)"
+            ),
+            1,
+        );
+    assert!(text.contains("time.sleep"), "the fixture changed");
+    let bot = dir.join("slow.py");
+    std::fs::write(&bot, text).unwrap();
+    bot
+}
+
+/// `league.toml`'s `[limits]` edited: `edits` are (key, value) lines replaced.
+fn limits(dir: &Path, edits: &[(&str, &str)]) {
+    let toml = dir.join("league.toml");
+    let mut text = std::fs::read_to_string(&toml).unwrap();
+    for (key, value) in edits {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{key} = ")))
+            .unwrap()
+            .to_owned();
+        text = text.replace(&line, &format!("{key} = {value}"));
+    }
+    std::fs::write(&toml, text).unwrap();
+}
+
+/// A slow bot (50 ms a move) of greedy's strength against fast built-in benchmarks is
+/// judged on the games it plays: a batch is sized by each pair's speed, and a game's
+/// time budget is its own, never a batch's. With a budget of 0.8 s (a game of this
+/// case takes the bot a few moves, about 0.2 s), the old league granted it per batch,
+/// whose first held 4 game pairs of each pair: 8 games of the bot, more than 0.8 s, and
+/// it lost the rest of the batch on time.
+#[test]
+fn a_slow_bot_is_judged_on_the_games_it_plays() {
+    if !common::have("python3") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(
+        &dir,
+        "5,4",
+        "3",
+        &[("greedy", "greedy", true), ("random", "random", true)],
+    );
+    limits(&dir, &[("sandbox", "\"off\""), ("case_budget_ms", "800")]);
+    let bot = slow_bot(tmp.path(), 0.05);
+    let spec = format!("exec:python3 {}", bot.display());
+    ok(&["league", "add", s(&dir), "slow", &spec]);
+    let began = Instant::now();
+    run(&dir, &["--games", "120", "--concurrency", "2"]);
+    eprintln!("120 games of a 50 ms bot in {:?}", began.elapsed());
+    let out = tmp.path().join("out");
+    let pairs = export(&dir, &out);
+    let mut games = 0;
+    for (pair, text) in &pairs {
+        assert!(pair.contains("slow"), "only the candidate's pairs: {pair}");
+        assert!(
+            !text.contains("time budget"),
+            "{pair}: a budget forfeit:\n{text}"
+        );
+        assert!(!text.contains("timeout"), "{pair}: a timeout:\n{text}");
+        games += rows(text).len();
+    }
+    assert_eq!(games, 120);
+    let json = show_json(&dir);
+    let row = json["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["bot"] == "slow")
+        .unwrap()
+        .clone();
+    // Greedy's strength: about even against these benchmarks (the old league's forfeits
+    // put it near 0).
+    let score = row["score"].as_f64().unwrap();
+    assert!((30.0..=70.0).contains(&score), "{row}");
+}
+
+/// A decided candidate stops at the next batch boundary: it plays at most a tenth of
+/// its pairs plus 64 past the pairs its verdict was computed on (the old league played
+/// a whole batch more, up to 8,192 pairs: the verdict came from the writer, a batch
+/// late), and nothing once decided.
+#[test]
+fn a_decided_candidate_stops_at_the_next_batch() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    ok(&[
+        "league",
+        "init",
+        s(&dir),
+        "--game",
+        "dominoes",
+        "--cases",
+        "9,7 7,5",
+        "--seed",
+        "8",
+    ]);
+    // A candidate as strong as the benchmarks: its test takes hundreds of pairs.
+    for (name, spec, bench) in [
+        ("greedy", "greedy", true),
+        ("random", "random", true),
+        ("weak", "random", false),
+    ] {
+        let mut args = vec!["league", "add", s(&dir), name, spec];
+        if bench {
+            args.push("--benchmark");
+        }
+        ok(&args);
+    }
+    run(&dir, &["--until-decided", "--concurrency", "2"]);
+    let check = |when: &str| {
+        let json = show_json(&dir);
+        let weak = json["candidates"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["bot"] == "weak")
+            .unwrap()
+            .clone();
+        assert_ne!(weak["state"], "running", "{weak}");
+        let verdict = weak["pairs"].as_u64().unwrap();
+        let against = weak["against"].as_str().unwrap().to_owned();
+        let out = tmp.path().join(format!("out-{when}"));
+        let pairs = export(&dir, &out);
+        let played = rows(
+            pairs
+                .iter()
+                .find(|(k, _)| k.contains("weak") && k.contains(against.as_str()))
+                .unwrap()
+                .1,
+        )
+        .len() as u64
+            / 2;
+        eprintln!("{when}: verdict on {verdict} pairs against {against}; {played} played");
+        assert!(played >= verdict);
+        assert!(
+            played <= verdict + verdict / 10 + 64,
+            "{when}: {played} pairs played, the verdict on {verdict}"
+        );
+        played
+    };
+    let first = check("decided");
+    run(&dir, &["--games", "400", "--spare", "always"]);
+    assert_eq!(check("later"), first, "a decided candidate plays no more");
+}
+
+/// Ctrl-C during a batch with an external bot: `run` abandons the batch (the games in
+/// flight included) and exits 130 within 5 s, every committed game kept; the games
+/// stored after are whole pairs of each pair's match (the export checks it, and
+/// `verify` passes).
+#[test]
+fn ctrl_c_during_a_batch_exits_130_within_5_s() {
+    if !common::have("python3") || !common::have("kill") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4 9,7", "4", &[("greedy", "greedy", true)]);
+    limits(&dir, &[("sandbox", "\"off\"")]);
+    // Slow enough that a game pair is in flight for seconds.
+    let bot = slow_bot(tmp.path(), 0.3);
+    let spec = format!("exec:python3 {}", bot.display());
+    ok(&["league", "add", s(&dir), "slow", &spec, "--benchmark"]);
+    let mut child = spawn_run(&dir, &["--concurrency", "2"], &[]);
+    let began = Instant::now();
+    while show_json(&dir)["games"].as_u64().unwrap() < 4 {
+        assert!(began.elapsed() < Duration::from_secs(90), "no games");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    std::thread::sleep(Duration::from_millis(700));
+    let committed = show_json(&dir)["games"].as_u64().unwrap();
+    let sent = Instant::now();
+    let kill = std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if sent.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("no exit 30 s after SIGINT");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let took = sent.elapsed();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    eprintln!("exit {status:?} {took:?} after SIGINT: {err}");
+    assert_eq!(status.code(), Some(130), "{err}");
+    assert!(took < Duration::from_secs(5), "exit after {took:?}");
+    let after = show_json(&dir)["games"].as_u64().unwrap();
+    assert!(
+        after >= committed,
+        "{after} games after, {committed} before"
+    );
+    let out = tmp.path().join("out");
+    let pairs = export(&dir, &out); // refuses a pair with a gap
+    let stored: usize = pairs.values().map(|t| rows(t).len()).sum();
+    assert_eq!(stored as u64, after);
+    let v = ok(&["verify", s(&out)]);
+    assert!(v.contains("0 mismatches"), "{v}");
+}
+
+/// Spare play is bounded: built-ins alone, with the defaults, play until every pair's
+/// interval is narrower than 5 points per 100, then the league idles (the database
+/// stops growing, far under 64 MB), and a bot added wakes it. The old league played
+/// on without end (830 MB in 4 minutes).
+#[test]
+fn spare_play_stops_when_the_table_is_known() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(
+        &dir,
+        "5,4 9,7",
+        "6",
+        &[
+            ("greedy", "greedy", true),
+            ("random", "random", true),
+            ("smart", "smart", true),
+        ],
+    );
+    let mut child = spawn_run(&dir, &["--concurrency", "2"], &[]);
+    let began = Instant::now();
+    let games = || show_json(&dir)["games"].as_u64().unwrap();
+    // Idle: the same count over three seconds, the run still there.
+    let mut last = (games(), Instant::now());
+    loop {
+        std::thread::sleep(Duration::from_millis(250));
+        let now = games();
+        if now != last.0 {
+            last = (now, Instant::now());
+        } else if now > 0 && last.1.elapsed() > Duration::from_secs(3) {
+            break;
+        }
+        if began.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("still playing after 60 s: {now} games");
+        }
+    }
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the run idles, not ends"
+    );
+    let idle = last.0;
+    let size = |p: &str| std::fs::metadata(dir.join(p)).map_or(0, |m| m.len());
+    let bytes = size("league.db") + size("league.db-wal");
+    eprintln!(
+        "idle after {idle} games, {:?}, {bytes} bytes",
+        last.1.duration_since(began)
+    );
+    assert!(bytes < 64 << 20, "{bytes} bytes");
+    let json = show_json(&dir);
+    for r in json["rows"].as_array().unwrap() {
+        assert!(r["games"].as_u64().unwrap() < 2 * 20_000, "{r}");
+    }
+    // A new bot starts play again.
+    ok(&[
+        "league",
+        "add",
+        s(&dir),
+        "endgame",
+        "endgame",
+        "--benchmark",
+    ]);
+    let woke = Instant::now();
+    while games() == idle {
+        assert!(
+            woke.elapsed() < Duration::from_secs(10),
+            "the league slept on"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 fn free_port() -> u16 {
@@ -763,7 +1183,15 @@ fn get(port: u16, path: &str) -> String {
 fn serve(dir: &Path, extra: &[&str]) -> (Child, String) {
     let port = free_port().to_string();
     let addr = format!("127.0.0.1:{port}");
-    let mut args = vec!["--concurrency", "1", "--serve", addr.as_str()];
+    // Spare play without end: the page tests follow a league that keeps playing.
+    let mut args = vec![
+        "--concurrency",
+        "1",
+        "--spare",
+        "always",
+        "--serve",
+        addr.as_str(),
+    ];
     args.extend_from_slice(extra);
     let mut child = std::process::Command::new(exe())
         .args(["league", "run", s(dir)])
@@ -790,10 +1218,12 @@ fn the_live_page_in_headless_chromium() {
     let tmp = TempDir::new().unwrap();
     let dir = tmp.path().join("lg");
     let hostile = "<img src=x onerror=alert(1)>\"'&";
+    // Above 2^53: the page must show it exactly (a JSON number would round it).
+    let seed = "15182222548295961748";
     league(
         &dir,
         "5,4 9,7",
-        "9",
+        seed,
         &[
             ("greedy", "greedy", true),
             ("random", "random", true),
@@ -874,6 +1304,7 @@ fn the_live_page_in_headless_chromium() {
     assert!(console.is_empty(), "console: {console:#?}");
     assert!(dom.contains("data-status=\"ok\""), "{dom}");
     assert!(dom.contains("data-live=\"events\""), "{dom}");
+    assert!(dom.contains(&format!("seed {seed}:")), "the seed: {dom}");
     assert!(
         dom.contains("<td class=\"name\">greedy</td>"),
         "no standings row: {dom}"

@@ -127,6 +127,25 @@ pub struct LeagueRunArgs {
     /// No progress lines.
     #[arg(long, short)]
     pub quiet: bool,
+    /// Play with no candidate running: `bounded` (until every pair's interval is
+    /// narrower than --spare-width or has --spare-games games, then idle), `always`,
+    /// or `off`.
+    #[arg(long, value_enum, default_value_t = SpareArg::Bounded)]
+    pub spare: SpareArg,
+    /// Bounded spare play: a pair is done once its 95 % interval is narrower than this,
+    /// in points per 100.
+    #[arg(long, default_value_t = 5.0)]
+    pub spare_width: f64,
+    /// Bounded spare play: a pair is done once it has this many games.
+    #[arg(long, default_value_t = 20_000)]
+    pub spare_games: u64,
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+pub enum SpareArg {
+    Bounded,
+    Always,
+    Off,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -194,6 +213,14 @@ pub fn run(args: LeagueArgs) -> Result<()> {
                     serve_hosts: a.serve_host,
                     quiet: a.quiet,
                     pin: !a.no_pin,
+                    spare: match a.spare {
+                        SpareArg::Bounded => league::matchmaker::Spare::Bounded {
+                            width: a.spare_width,
+                            games: a.spare_games,
+                        },
+                        SpareArg::Always => league::matchmaker::Spare::Always,
+                        SpareArg::Off => league::matchmaker::Spare::Off,
+                    },
                 },
             )?;
             Ok(())

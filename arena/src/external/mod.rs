@@ -65,7 +65,9 @@ pub struct ExternalRuntime {
     budgets: Mutex<HashMap<Key, Duration>>,
     remaining_games: Mutex<HashMap<Key, usize>>,
     /// Games have no known end (a league): idle processes wait for the next game until
-    /// [`ExternalRuntime::shutdown`], whatever `remaining_games` says.
+    /// [`ExternalRuntime::shutdown`], whatever `remaining_games` says, and each game
+    /// has the case's time budget to itself (a budget over an endless case would run
+    /// out for good, and one per batch would depend on how the league sized it).
     endless: bool,
     logs: Vec<Option<Arc<StderrLog>>>,
     /// Per agent: the arena binary and the sandbox it builds around the bot (`None`:
@@ -185,7 +187,9 @@ impl ExternalRuntime {
     }
 
     /// A runtime for games without a known total (a league, which plays until stopped):
-    /// a healthy process is kept for the next game of its case until `shutdown`.
+    /// a healthy process is kept for the next game of its case until `shutdown`, and
+    /// `case_budget_ms` is each game's thinking time, not shared with the case's other
+    /// games.
     pub fn endless(
         agents: Vec<Option<ExecAgent>>,
         run_dir: &Path,
@@ -194,13 +198,6 @@ impl ExternalRuntime {
         let mut rt = ExternalRuntime::new(agents, run_dir, limits, HashMap::new())?;
         rt.endless = true;
         Ok(rt)
-    }
-
-    /// Every (agent, case) gets its whole time budget again. A league calls it before
-    /// each batch: a case's budget is per batch, as when each batch had a runtime of
-    /// its own, since a budget for an endless case would run out for good.
-    pub fn refill_budgets(&self) {
-        self.budgets.lock().expect("not poisoned").clear();
     }
 
     /// What the sandbox of external agents enforces here (`None`: they run unconfined).
@@ -223,6 +220,7 @@ impl ExternalRuntime {
             runtime: Arc::clone(self),
             key: (agent, case),
             index: game,
+            spent: Duration::ZERO,
             process: None,
             healthy: true,
             start: None,
@@ -359,6 +357,8 @@ pub struct ExternalAgent<G: Wire> {
     key: Key,
     /// The game's number in the run, for the stderr log.
     index: u64,
+    /// Thinking time this game used, where each game has its own budget (`endless`).
+    spent: Duration,
     process: Option<Process>,
     healthy: bool,
     /// How its start went, once known (for the count of start-up failures in a row).
@@ -393,11 +393,36 @@ impl<G: Wire> ExternalAgent<G> {
         e
     }
 
-    /// One call and its reply line, charged to the case budget.
+    /// The thinking time left to this game: the case's (a run's), or its own (a league).
+    fn remaining_budget(&self) -> Duration {
+        if self.runtime.endless {
+            Duration::from_millis(self.runtime.limits.case_budget_ms).saturating_sub(self.spent)
+        } else {
+            self.runtime.remaining_budget(&self.key)
+        }
+    }
+
+    fn spend(&mut self, took: Duration) {
+        if self.runtime.endless {
+            self.spent += took;
+        } else {
+            self.runtime.spend(&self.key, took);
+        }
+    }
+
+    fn exhaust(&mut self) {
+        if self.runtime.endless {
+            self.spent = Duration::from_millis(self.runtime.limits.case_budget_ms);
+        } else {
+            self.runtime.exhaust(&self.key);
+        }
+    }
+
+    /// One call and its reply line, charged to the budget.
     fn call(&mut self, text: &str, cap: Duration) -> Result<String, AgentError> {
         let runtime = Arc::clone(&self.runtime);
         let limits = &runtime.limits;
-        let remaining = self.runtime.remaining_budget(&self.key);
+        let remaining = self.remaining_budget();
         if remaining.is_zero() {
             return Err(self.fail(AgentError::Timeout(SPENT.into())));
         }
@@ -405,7 +430,7 @@ impl<G: Wire> ExternalAgent<G> {
         let process = self.process.as_mut().expect("started");
         match process.call(text, cap, limits) {
             Ok((line, took)) => {
-                self.runtime.spend(&self.key, took);
+                self.spend(took);
                 Ok(line)
             }
             Err(e) => {
@@ -416,12 +441,12 @@ impl<G: Wire> ExternalAgent<G> {
                     AgentError::Timeout(_) => cap,
                     _ => process.failed_after.min(cap),
                 };
-                self.runtime.spend(&self.key, used);
+                self.spend(used);
                 // No measured durations in the reason: it goes into games.csv, which
                 // must not depend on the machine's timing.
                 let e = match e {
                     AgentError::Timeout(why) if cap == remaining => {
-                        self.runtime.exhaust(&self.key);
+                        self.exhaust();
                         AgentError::Timeout(format!("{why}: {SPENT}"))
                     }
                     AgentError::Timeout(why) => AgentError::Timeout(format!(
@@ -442,7 +467,7 @@ const SPENT: &str = "the case's time budget is spent";
 impl<G: Wire> Agent<G> for ExternalAgent<G> {
     fn init(&mut self, case: &G::Case) -> Result<(), AgentError> {
         // A spent budget loses the rest of the case without starting anything.
-        if self.runtime.remaining_budget(&self.key).is_zero() {
+        if self.remaining_budget().is_zero() {
             self.healthy = false;
             self.started(Start::Neutral);
             return Err(AgentError::Timeout(SPENT.into()));

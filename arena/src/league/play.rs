@@ -186,9 +186,9 @@ pub struct Runtimes {
 }
 
 impl Runtimes {
-    /// Starts the runtime of every pair of `jobs` with an external bot that has none,
-    /// and gives every runtime its case budgets afresh (they are per batch). A runtime
-    /// that cannot start (the sandbox's probe failed, say) is an error naming the bots.
+    /// Starts the runtime of every pair of `jobs` with an external bot that has none.
+    /// A runtime that cannot start (the sandbox's probe failed, say) is an error naming
+    /// the bots. (Budgets are per game: nothing is granted per batch.)
     pub fn start(
         &mut self,
         players: &HashMap<(BotId, BotId), Arc<PairPlayer>>,
@@ -210,9 +210,6 @@ impl Runtimes {
                     )
                 })?;
             self.runtimes.insert(key, Arc::new(rt));
-        }
-        for rt in self.runtimes.values() {
-            rt.refill_budgets();
         }
         Ok(())
     }
@@ -266,20 +263,41 @@ fn start_runtime(player: &PairPlayer, dir: &std::path::Path) -> Result<ExternalR
     Ok(rt)
 }
 
-/// Plays `jobs` on `pool`, in any order, and returns them in the order given; a pair
-/// with an external bot plays on its runtime in `runtimes`.
-pub fn play_batch(
+/// A batch abandoned for a stop (Ctrl-C): no game of it is recorded; each is played
+/// again, identically, by the next `run` (a game depends only on its key).
+#[derive(Debug, thiserror::Error)]
+#[error("the batch was abandoned for a stop")]
+pub struct Abandoned;
+
+/// One game pair played, and the seconds its thread took.
+pub type Timed = (PlayedPair, f64);
+
+/// Plays `jobs` on `pool`, in any order, on the pool's threads (the caller waits on the
+/// receiver, so it can give up on a batch); returns them in the order given. A pair
+/// with an external bot plays on its runtime in `runtimes`. Once a stop is asked for,
+/// no game pair starts: the batch ends with [`Abandoned`].
+pub fn spawn_batch(
     pool: &rayon::ThreadPool,
-    players: &HashMap<(BotId, BotId), Arc<PairPlayer>>,
+    players: HashMap<(BotId, BotId), Arc<PairPlayer>>,
     runtimes: &Runtimes,
-    jobs: &[Job],
-) -> Result<Vec<PlayedPair>> {
-    pool.install(|| {
-        jobs.par_iter()
+    jobs: Vec<Job>,
+) -> std::sync::mpsc::Receiver<Result<Vec<Timed>>> {
+    let runtimes = runtimes.runtimes.clone();
+    let (done, batch) = std::sync::mpsc::channel();
+    pool.spawn(move || {
+        let played = jobs
+            .par_iter()
             .map(|job| {
+                if crate::engine::stop::requested() {
+                    return Err(Abandoned.into());
+                }
+                let began = std::time::Instant::now();
                 let key = (job.a, job.b);
-                players[&key].play(*job, runtimes.runtimes.get(&key))
+                let pair = players[&key].play(*job, runtimes.get(&key))?;
+                Ok((pair, began.elapsed().as_secs_f64()))
             })
-            .collect()
-    })
+            .collect();
+        let _ = done.send(played);
+    });
+    batch
 }

@@ -1,10 +1,14 @@
 //! `arena league run`: the loop. Before every batch it reads the bot table (so bots
 //! added, promoted, rejected, archived or renamed meanwhile take effect), asks the
-//! matchmaker for the next game pairs, and plays them on the task's engine. A writer
-//! thread (the one writer of games) commits each batch in one transaction while the
-//! next is played, then updates the candidates' tests. Ctrl-C stops after the batch in
-//! progress; a `kill -9` loses only the uncommitted batches, which the next `run` plays
-//! again identically (a game depends on nothing but its key).
+//! matchmaker for the next game pairs (a batch sized by each pair's measured speed to
+//! last about [`BATCH_TARGET`]), and plays them on the task's engine. A writer thread
+//! (the one writer of games) commits each batch in one transaction while the next is
+//! played, then records the candidates' tests; the loop itself checks each test on
+//! its own exact counts before choosing the next batch, so a decided candidate stops
+//! at the next batch boundary. Ctrl-C abandons the batch in progress (within
+//! [`ABANDON_AFTER`] of the games in flight) and exits 130; a `kill -9` loses only the
+//! uncommitted batches. Either way the next `run` plays them again identically (a
+//! game depends on nothing but its key).
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -15,10 +19,10 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use super::League;
-use super::matchmaker::next_jobs;
-use super::play::{PairPlayer, Players, Runtimes, play_batch};
-use super::store::{BotId, PairStats, PlayedPair, Role, State, Store, pair_totals};
-use super::verdict::evaluate;
+use super::matchmaker::{Sizing, Spare, next_jobs};
+use super::play::{Abandoned, PairPlayer, Players, Runtimes, Timed, spawn_batch};
+use super::store::{Bot, BotId, PairStats, PlayedPair, Role, State, Store, pair_totals};
+use super::verdict::{evaluate, pentanomial, state_of, strongest_benchmark};
 
 /// How `run` runs.
 #[derive(Clone, Debug, Default)]
@@ -39,6 +43,8 @@ pub struct Options {
     /// Pin each game thread to a core of its own where there are enough
     /// (`crate::affinity`).
     pub pin: bool,
+    /// What is played with no candidate running.
+    pub spare: Spare,
 }
 
 /// What a run did.
@@ -47,10 +53,28 @@ pub struct Ran {
     pub seconds: f64,
 }
 
-/// Batches aim at about this long, so verdicts, the page and Ctrl-C stay prompt and
-/// the per-batch costs (a transaction, the matchmaker) stay small.
-const BATCH_TARGET: Duration = Duration::from_millis(500);
-const MAX_BATCH: usize = 8192;
+/// `run` stopped on Ctrl-C or SIGTERM (exit 130): the batch in progress was abandoned,
+/// every batch before it is committed.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "stopped: {recorded} games recorded by this run (the batch in progress abandoned); `arena league run {dir}` plays on"
+)]
+pub struct Stopped {
+    pub recorded: u64,
+    pub dir: String,
+}
+
+/// Batches aim at about this long (the game threads' time, measured per pair), so
+/// verdicts, the page and Ctrl-C stay prompt and the per-batch costs (a transaction,
+/// the matchmaker) stay small.
+const BATCH_TARGET: Duration = Duration::from_secs(1);
+/// The most game pairs in one batch, whatever their speed (memory).
+const MAX_BATCH: usize = 65_536;
+/// After Ctrl-C, how long the games in flight may take to finish before the batch is
+/// given up without them.
+const ABANDON_AFTER: Duration = Duration::from_secs(2);
+/// How often an idle league reads the bot table again.
+const IDLE_POLL: Duration = Duration::from_millis(300);
 
 pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
     let league = League::open(dir)?;
@@ -87,11 +111,15 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
     // A batch that cannot be played stops the run, after the writer has committed what
     // was played before it.
     let mut failed = None;
-    let mut batch = (4 * concurrency).max(8);
+    let mut stopped = false;
     let began = Instant::now();
     let mut recorded = 0u64;
     let mut last_line = Instant::now();
-    let mut waiting_said = false;
+    let mut idle_said = false;
+    // Seconds of a game thread per game pair, per pair of bots: what sizes a batch.
+    let mut cost: HashMap<(BotId, BotId), f64> = HashMap::new();
+    // Candidates this loop found decided, before the writer records it.
+    let mut decided: HashMap<BotId, State> = HashMap::new();
     // Only this process writes games, so its own copy of the pairs' counts is exact,
     // including the batch being committed.
     let mut pairs: HashMap<(BotId, BotId), PairStats> = league
@@ -103,64 +131,95 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
     let (to_writer, writer) = spawn_writer(&dir.join(super::DATABASE), sprt, options.quiet)?;
     loop {
         if crate::engine::stop::requested() {
+            stopped = true;
             break;
         }
         let left = options.games.map(|g| g.saturating_sub(recorded));
         if left == Some(0) {
             break;
         }
-        let bots = league.store.bots()?;
+        let mut bots = league.store.bots()?;
+        for b in &mut bots {
+            if b.state == State::Running
+                && let Some(&state) = decided.get(&b.id)
+            {
+                b.state = state;
+            }
+        }
         let running = bots
             .iter()
             .any(|b| b.plays() && b.role == Role::Candidate && b.state == State::Running);
-        // (Verdicts arrive a batch late, from the writer: a decided candidate may play
-        // one more batch, which the test then ignores.)
         if options.until_decided && !running {
             break;
         }
-        let want = left
-            .map_or(batch, |l| batch.min(l.div_ceil(2) as usize))
-            .max(1);
         let known: Vec<PairStats> = pairs.values().cloned().collect();
-        let jobs = next_jobs(&bots, &known, want);
+        let sizing = Sizing {
+            seconds: concurrency as f64 * BATCH_TARGET.as_secs_f64(),
+            cost: &cost,
+            most: left.map_or(MAX_BATCH, |l| MAX_BATCH.min(l.div_ceil(2) as usize)),
+            spare: options.spare,
+        };
+        let jobs = next_jobs(&bots, &known, &sizing);
         if jobs.is_empty() {
             if options.until_decided {
                 eprintln!("nothing to play: a candidate needs a benchmark to play against");
                 break;
             }
-            if !waiting_said && !options.quiet {
-                eprintln!(
-                    "waiting: fewer than two bots can play (add some with `arena league add`)"
-                );
-                waiting_said = true;
+            // A run told when to end does not wait for spare play that is done or off
+            // (nothing is left to learn); it waits for bots, as without `--games`.
+            if options.games.is_some() && playable(&bots) >= 2 {
+                if !options.quiet {
+                    eprintln!("{}; the run ends", idle_reason(&bots, options.spare));
+                }
+                break;
             }
-            std::thread::sleep(Duration::from_millis(300));
+            if !idle_said && !options.quiet {
+                eprintln!(
+                    "{}; waiting for a bot (`arena league add`)",
+                    idle_reason(&bots, options.spare)
+                );
+                idle_said = true;
+            }
+            // Idle: a new bot (or a Ctrl-C) is seen within a poll.
+            let until = Instant::now() + IDLE_POLL;
+            while Instant::now() < until && !crate::engine::stop::requested() {
+                std::thread::sleep(Duration::from_millis(50));
+            }
             continue;
         }
-        waiting_said = false;
-        let start = Instant::now();
+        idle_said = false;
         runtimes.keep_playable(&bots);
         let played = players_for(&mut players, &league, &bots, &jobs).and_then(|ready| {
             runtimes.start(&ready, &jobs, &logs)?;
-            play_batch(&pool, &ready, &runtimes, &jobs)
+            wait(spawn_batch(&pool, ready, &runtimes, jobs))
         });
-        let played = match played.and_then(|p| count(&mut pairs, &p).map(|()| p)) {
-            Ok(played) => played,
+        let played = match played {
+            Ok(Some(played)) => played,
+            Ok(None) => {
+                stopped = true;
+                break;
+            }
+            Err(e) if e.is::<Abandoned>() => {
+                stopped = true;
+                break;
+            }
             Err(e) => {
                 failed = Some(e);
                 break;
             }
         };
+        measure(&mut cost, &played);
+        let played: Vec<PlayedPair> = played.into_iter().map(|(p, _)| p).collect();
+        if let Err(e) = count(&mut pairs, &played) {
+            failed = Some(e);
+            break;
+        }
         recorded += 2 * played.len() as u64;
         if to_writer.send(played).is_err() {
             break; // the writer failed: its error is returned below
         }
-        let took = start.elapsed();
-        if took < BATCH_TARGET / 2 {
-            batch = (batch * 2).min(MAX_BATCH);
-        } else if took > BATCH_TARGET * 2 {
-            batch = (batch / 2).max(concurrency);
-        }
+        let known: Vec<PairStats> = pairs.values().cloned().collect();
+        decided.extend(decide(&bots, &known, &sprt));
         if !options.quiet && last_line.elapsed() > Duration::from_secs(2) {
             last_line = Instant::now();
             let secs = began.elapsed().as_secs_f64();
@@ -178,6 +237,13 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
     if let Some(e) = failed {
         return Err(e);
     }
+    if stopped {
+        return Err(Stopped {
+            recorded,
+            dir: dir.display().to_string(),
+        }
+        .into());
+    }
     let seconds = began.elapsed().as_secs_f64();
     if !options.quiet {
         eprintln!(
@@ -189,6 +255,92 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         games: recorded,
         seconds,
     })
+}
+
+/// Waits for a batch; `None` when a stop came and its games in flight did not finish
+/// within [`ABANDON_AFTER`] (the batch is given up: its threads end with the process).
+fn wait(batch: std::sync::mpsc::Receiver<Result<Vec<Timed>>>) -> Result<Option<Vec<Timed>>> {
+    use std::sync::mpsc::RecvTimeoutError;
+    let mut stop_seen: Option<Instant> = None;
+    loop {
+        match batch.recv_timeout(Duration::from_millis(50)) {
+            Ok(played) => return played.map(Some),
+            Err(RecvTimeoutError::Timeout) => {
+                if crate::engine::stop::requested()
+                    && stop_seen.get_or_insert_with(Instant::now).elapsed() > ABANDON_AFTER
+                {
+                    return Ok(None);
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                anyhow::bail!("a game thread panicked")
+            }
+        }
+    }
+}
+
+/// Each pair's seconds per game pair, from the batch just played (half the last
+/// figure, half the new: one slow game does not swing it).
+fn measure(cost: &mut HashMap<(BotId, BotId), f64>, played: &[Timed]) {
+    let mut batch: HashMap<(BotId, BotId), (f64, u32)> = HashMap::new();
+    for (p, secs) in played {
+        let e = batch.entry((p.a, p.b)).or_default();
+        e.0 += secs;
+        e.1 += 1;
+    }
+    for (k, (secs, n)) in batch {
+        let now = secs / f64::from(n);
+        cost.entry(k)
+            .and_modify(|c| *c = 0.5 * *c + 0.5 * now)
+            .or_insert(now);
+    }
+}
+
+/// The candidates whose test reached a bound on `pairs` (the loop's exact counts),
+/// as the writer will find them once it has committed the same games.
+fn decide(bots: &[Bot], pairs: &[PairStats], sprt: &crate::stats::Sprt) -> Vec<(BotId, State)> {
+    let Some(strongest) = strongest_benchmark(bots, pairs) else {
+        return Vec::new();
+    };
+    bots.iter()
+        .filter(|b| b.role == Role::Candidate && b.state == State::Running && b.plays())
+        .filter_map(|c| {
+            let p = pentanomial(c.id, strongest, pairs);
+            if p.pairs() == 0 {
+                return None;
+            }
+            let state = state_of(sprt, sprt.llr_pentanomial(&p));
+            (state != State::Running).then_some((c.id, state))
+        })
+        .collect()
+}
+
+/// The bots spare play would pair: benchmarks and accepted candidates in play.
+fn playable(bots: &[Bot]) -> usize {
+    bots.iter()
+        .filter(|b| {
+            b.plays()
+                && (b.role == Role::Benchmark
+                    || (b.role == Role::Candidate && b.state == State::Accepted))
+        })
+        .count()
+}
+
+/// Why nothing is played now.
+fn idle_reason(bots: &[Bot], spare: Spare) -> String {
+    if playable(bots) < 2 {
+        return "waiting: fewer than two bots can play".into();
+    }
+    match spare {
+        Spare::Off => {
+            "idle: no candidate running and spare play is off (--spare off); waiting for a bot"
+                .into()
+        }
+        Spare::Bounded { width, games } => format!(
+            "idle: no candidate running and every pair's interval is narrower than {width} points per 100 (or has {games} games); waiting for a bot"
+        ),
+        Spare::Always => "waiting: nothing to play".into(),
+    }
 }
 
 /// Adds a batch's counts to the run's own copy of the pairs' counts.

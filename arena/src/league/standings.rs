@@ -20,6 +20,9 @@ use crate::stats::bradley_terry::{self, Encounter};
 pub struct Standings {
     pub game: String,
     pub cases: Vec<String>,
+    /// A string in JSON: a seed above 2^53 is no exact JSON number for a browser (the
+    /// page showed 15182222548295963000 for 15182222548295961748).
+    #[serde(serialize_with = "as_text")]
     pub seed: u64,
     pub games: u64,
     pub sprt: SprtFacts,
@@ -28,6 +31,10 @@ pub struct Standings {
     pub cross: Cross,
     /// Bots that play no more (archived) or never played (failed builds).
     pub retired: Vec<Retired>,
+}
+
+fn as_text<S: serde::Serializer>(n: &u64, out: S) -> Result<S::Ok, S::Error> {
+    out.collect_str(n)
 }
 
 #[derive(Clone, Debug, Serialize)]

@@ -449,6 +449,18 @@ impl Store {
         Ok(())
     }
 
+    /// A transaction that writes: `BEGIN IMMEDIATE`, so it takes the write lock first
+    /// (waiting for it under the busy timeout). A deferred one reads first and must then
+    /// upgrade, which WAL refuses at once (`SQLITE_BUSY_SNAPSHOT`, error 517, `database
+    /// is locked`, no waiting) when another connection wrote in between: what killed a
+    /// `run` when a bot was added beside it.
+    fn write(&self) -> Result<rusqlite::Transaction<'_>> {
+        Ok(rusqlite::Transaction::new_unchecked(
+            &self.conn,
+            rusqlite::TransactionBehavior::Immediate,
+        )?)
+    }
+
     /// A candidate's test so far (`state` `running`) or its verdict; the LLR path gains a
     /// point when the pairs changed.
     pub fn set_verdict(
@@ -459,7 +471,7 @@ impl Store {
         pairs: u64,
         against: BotId,
     ) -> Result<()> {
-        let tx = self.conn.unchecked_transaction()?;
+        let tx = self.write()?;
         tx.execute(
             "UPDATE bots SET state = ?2, llr = ?3, verdict_pairs = ?4, against = ?5 WHERE id = ?1 AND role = 'candidate'",
             params![id, state.as_str(), llr, pairs as i64, against],
@@ -495,7 +507,7 @@ impl Store {
                     .push_game_score(game.score_a.as_f64())?;
             }
         }
-        let tx = self.conn.transaction()?;
+        let tx = self.write()?;
         {
             chunk::write(&tx, played)?;
             let mut upsert = tx.prepare_cached(
