@@ -19,6 +19,7 @@
 
 pub mod build;
 mod cgroup;
+pub mod control;
 mod copy;
 mod filter;
 mod inner;
@@ -34,7 +35,7 @@ use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
 pub use cgroup::{BotCgroup, Caps};
-pub use outer::map_when_unshared;
+pub use outer::HOST_NOBODY;
 
 /// One layer of the sandbox: what `arena doctor`, `run.log` and `sandbox_without` name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -257,6 +258,16 @@ pub struct SandboxArgs {
     /// the arena's freezer cgroup, which the inner stage joins once the bot has started.
     #[arg(long, hide = true)]
     pub leave_freezer_fd: Option<i32>,
+    /// Internal: the write end of the stages' status pipe ([`control`]).
+    #[arg(long, hide = true)]
+    pub status_fd: Option<i32>,
+    /// Internal (outer stage): the read end of the arena's lifeline ([`control`]).
+    #[arg(long, hide = true)]
+    pub lifeline_fd: Option<i32>,
+    /// Internal: the outer stage fails its setup, as a stage that cannot build the
+    /// sandbox does (`ARENA_FAULT=stage-setup:N`, for the tests).
+    #[arg(long, hide = true)]
+    pub fail_setup: bool,
     /// Internal: print which sandbox code this binary holds, and exit.
     #[arg(long, hide = true)]
     pub stages_id: bool,
@@ -476,7 +487,12 @@ pub fn probe(policy: &Policy) -> Enforcement {
     }
 }
 
-/// Starts `command` as a sandboxed bot from a plain (non-async) caller: the probe.
+/// How long a plain caller (the probe, a league build) waits for the stages to build a
+/// sandbox: a bound for a stage that hangs, never reached by one that is only slow.
+pub const STAGES_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Starts `command` as a sandboxed bot from a plain (non-async) caller: the probe. The
+/// channel is the bot's lifeline: it lives as long as the child should.
 fn spawn_plain(
     exe: &Path,
     policy: &Policy,
@@ -484,9 +500,11 @@ fn spawn_plain(
     hide: Option<&Path>,
     cgroup: &BotCgroup,
     command: &[std::ffi::OsString],
-) -> Result<std::process::Child> {
-    std::process::Command::new(exe)
-        .args(launch_args(policy, workdir, hide, cgroup))
+) -> Result<(std::process::Child, control::Channel)> {
+    let pending = control::Pending::new().context("the sandbox's control pipes")?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(launch_args(policy, workdir, hide, cgroup))
+        .args(pending.args())
         .arg("--")
         .args(command)
         .current_dir(workdir)
@@ -494,10 +512,22 @@ fn spawn_plain(
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .context("starting `arena __sandbox`")
-        .inspect(|child| map_when_unshared(child.id()))
+        .stderr(std::process::Stdio::piped());
+    let (mut child, mut channel) = pending
+        .spawn(|| cmd.spawn())
+        .context("starting `arena __sandbox`")?;
+    if let Err(why) = channel.await_start(child.id(), HOST_NOBODY, STAGES_LIMIT) {
+        let _ = child.kill();
+        let said = child
+            .wait_with_output()
+            .map(|o| String::from_utf8_lossy(&o.stderr).trim().to_owned())
+            .unwrap_or_default();
+        if said.is_empty() {
+            bail!("{why}");
+        }
+        bail!("{why} (its stderr: {said})");
+    }
+    Ok((child, channel))
 }
 
 fn fail(layer: Layer, why: impl std::fmt::Display) -> anyhow::Error {
