@@ -84,8 +84,10 @@ const SETUP_BACKOFF: Duration = Duration::from_millis(100);
 fn injected_stage_fault() -> bool {
     static LEFT: std::sync::OnceLock<Option<AtomicU64>> = std::sync::OnceLock::new();
     let left = LEFT.get_or_init(|| {
-        let text = std::env::var("ARENA_FAULT").ok()?;
-        let n = text.strip_prefix("stage-setup:")?;
+        let Some(crate::runfile::fault::Fault::StageSetup(n)) = crate::runfile::fault::injected()
+        else {
+            return None;
+        };
         Some(AtomicU64::new(if n == "always" {
             u64::MAX
         } else {
