@@ -226,6 +226,8 @@ struct Match {
     /// instead of the fixtures and the examples.
     bin: Option<PathBuf>,
     start: Start,
+    /// The arena's environment beside the test's (`ARENA_FAULT`).
+    env: Vec<(&'static str, String)>,
 }
 
 impl Match {
@@ -239,6 +241,7 @@ impl Match {
             victim: Victim::Sample,
             bin: None,
             start: Start::Plain,
+            env: Vec::new(),
         }
     }
 
@@ -308,6 +311,7 @@ impl Match {
     fn play(&self, dir: &Path) -> (PathBuf, Output) {
         let out = dir.join("run");
         let mut cmd = self.command();
+        cmd.envs(self.env.iter().map(|(k, v)| (k, v)));
         match &self.limits {
             None => {
                 cmd.args(["match", "--game", self.game, "--cases", self.cases()]);
@@ -1408,5 +1412,337 @@ fn an_unreadable_bot_folder_is_refused_with_the_fix() {
                 .count()
                 <= 1
         }
+    );
+}
+
+/// A bot that passes its own failure off as the sandbox's (it prints the stages' words and
+/// exits 125 before it answers `init`) is a bot that did not start: its own failure, the
+/// run stopped as for any bot that never started (exit 2), never retried or blamed on the
+/// arena. A stage that really fails (injected) reports it on its status pipe, which the
+/// bot cannot write: the arena builds the sandbox again, and when it keeps failing, stops
+/// the run with its own error (exit 3), recording no forfeit; a failure that passes is
+/// retried and changes no game.
+#[test]
+fn a_bot_cannot_pass_for_the_sandbox_and_the_sandboxs_failures_are_the_arenas() {
+    let forger = Match::new("dominoes", "setup125");
+    if !sandboxed(&forger) {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (run, output) = forger.play(dir.path());
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("\"hostile\" could not start") && err.contains("no answer to init"),
+        "{err}"
+    );
+    assert!(!err.contains("harness"), "blamed on the arena: {err}");
+    let log = std::fs::read_to_string(run.join("stderr-0-hostile.log")).unwrap_or_default();
+    assert!(!log.contains("could not be built"), "retried: {log}");
+    assert!(left_behind(&forger.tag, loop_devices()).is_empty());
+
+    let mut failing = Match::new("dominoes", "none");
+    failing.env = vec![("ARENA_FAULT", "stage-setup:always".into())];
+    let dir = tempfile::tempdir().unwrap();
+    let (run, output) = failing.play(dir.path());
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(3), "{err}");
+    assert!(
+        err.contains("could not be built (3 tries)") && err.contains("a fault injected"),
+        "{err}"
+    );
+    let games = std::fs::read_to_string(run.join("games.csv")).unwrap_or_default();
+    assert_eq!(games.lines().count(), 1, "a game recorded: {games}");
+    assert!(left_behind(&failing.tag, loop_devices()).is_empty());
+
+    let mut passing = Match::new("dominoes", "none");
+    passing.env = vec![("ARENA_FAULT", "stage-setup:2".into())];
+    let played = play_checked(&passing);
+    assert_eq!(played.games, baseline(&passing));
+    let logs: String = ["stderr-0-hostile.log", "stderr-1-victim.log"]
+        .iter()
+        .map(|f| std::fs::read_to_string(played.run.join(f)).unwrap_or_default())
+        .collect();
+    assert_eq!(logs.matches("trying again").count(), 2, "{logs}");
+    played.assert_nothing_left();
+}
+
+/// The folders of cgroups named for arena `pid` (`arena-PID-*`), under every controller.
+fn cgroups_of(pid: u32) -> Vec<PathBuf> {
+    fn walk(dir: &Path, prefix: &str, depth: u32, found: &mut Vec<PathBuf>) {
+        for entry in std::fs::read_dir(dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if !entry.file_type().is_ok_and(|t| t.is_dir()) {
+                continue;
+            }
+            if entry.file_name().to_string_lossy().starts_with(prefix) {
+                found.push(path);
+            } else if depth > 0 {
+                walk(&path, prefix, depth - 1, found);
+            }
+        }
+    }
+    let mut found = Vec::new();
+    walk(
+        Path::new("/sys/fs/cgroup"),
+        &format!("arena-{pid}-"),
+        6,
+        &mut found,
+    );
+    found
+}
+
+/// This process's freezer cgroup (a child arena's too): its folder, and whether it is
+/// cgroup v2's.
+fn own_freezer() -> Option<(PathBuf, bool)> {
+    let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    for line in own.lines() {
+        let mut parts = line.splitn(3, ':');
+        let (_, list, path) = (parts.next()?, parts.next()?, parts.next()?);
+        if list.split(',').any(|c| c == "freezer") {
+            let base = Path::new("/sys/fs/cgroup/freezer");
+            return Some((base.join(path.trim_start_matches('/')), false));
+        }
+    }
+    let path = own.lines().find_map(|l| l.strip_prefix("0::"))?;
+    Some((
+        Path::new("/sys/fs/cgroup").join(path.trim_start_matches('/')),
+        true,
+    ))
+}
+
+/// `kill -9` of the arena while its bots are frozen between calls: within seconds no
+/// process of its bots is left (their outer stages see the arena's lifeline close, kill
+/// the namespace and thaw it), and no cgroup named for it. And an arena that starts
+/// clears what a dead one left: here a frozen process in a cgroup named for a pid that no
+/// longer runs, made by hand.
+#[test]
+fn a_killed_arena_leaves_no_bot_and_the_next_run_clears_what_a_dead_one_left() {
+    let m = Match::new("dominoes", "none");
+    if !sandboxed(&m) {
+        return;
+    }
+    let tag = format!("killed-{}", std::process::id());
+    let left = DeadArenaCgroup::make(&tag);
+    let t = tempfile::tempdir().unwrap();
+    let bot = repo("examples/python/dominoes_bot.py");
+    let mut arena_run = Command::new(arena())
+        .args(["match", "--game", "dominoes", "--cases", "all"])
+        .args([
+            "--games-per-case",
+            "400",
+            "--seed",
+            SEED,
+            "--concurrency",
+            "2",
+        ])
+        .arg("--agent")
+        .arg(format!("a=exec:python3 {bot} --tag={tag}"))
+        .arg("--agent")
+        .arg(format!("b=exec:python3 {bot} --tag={tag}"))
+        .arg("--out")
+        .arg(t.path().join("run"))
+        .args(["--progress", "never"])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = arena_run.id();
+    // Mid-run: bots started, frozen between their calls.
+    let began = std::time::Instant::now();
+    while leftovers(&tag).len() < 3 && began.elapsed().as_secs() < 20 {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    assert!(
+        arena_run.try_wait().unwrap().is_none(),
+        "the run ended early"
+    );
+    assert!(
+        !cgroups_of(pid).is_empty(),
+        "no cgroup of the arena while it ran"
+    );
+    arena_run.kill().unwrap();
+    arena_run.wait().unwrap();
+    let killed = std::time::Instant::now();
+    while (!leftovers(&tag).is_empty() || !cgroups_of(pid).is_empty())
+        && killed.elapsed().as_secs() < 5
+    {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let running = leftovers(&tag);
+    let cgroups = cgroups_of(pid);
+    let cleared_by_arena = !left.dir.exists();
+    drop(left);
+    for p in &running {
+        eprintln!("left running: {p}");
+    }
+    assert!(
+        running.is_empty(),
+        "{} processes left: {running:?}",
+        running.len()
+    );
+    assert!(cgroups.is_empty(), "cgroups left: {cgroups:?}");
+    assert!(cleared_by_arena, "a dead arena's cgroup was left");
+}
+
+/// A cgroup named for an arena that no longer runs, holding a frozen process, as a
+/// killed arena left them; the test's own leftovers are cleared when it is dropped.
+struct DeadArenaCgroup {
+    dir: PathBuf,
+    v2: bool,
+    frozen: std::process::Child,
+}
+
+impl DeadArenaCgroup {
+    fn make(tag: &str) -> DeadArenaCgroup {
+        let mut gone = Command::new("true").spawn().unwrap();
+        let dead = gone.id();
+        gone.wait().unwrap();
+        let (freezer, v2) = own_freezer().expect("a freezer cgroup");
+        let dir = freezer.join(format!("arena-{dead}-0"));
+        let frozen = Command::new("python3")
+            .args([
+                "-c",
+                "import time; time.sleep(1000)",
+                &format!("--tag={tag}"),
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let made = DeadArenaCgroup { dir, v2, frozen };
+        // An arena starting meanwhile (another test's) removes it while it is empty.
+        for _ in 0..50 {
+            let _ = std::fs::create_dir(&made.dir);
+            if std::fs::write(made.dir.join("cgroup.procs"), made.frozen.id().to_string()).is_ok() {
+                break;
+            }
+        }
+        let (file, text) = made.state(true);
+        std::fs::write(made.dir.join(file), text).unwrap();
+        made
+    }
+
+    fn state(&self, frozen: bool) -> (&'static str, &'static str) {
+        match (self.v2, frozen) {
+            (true, true) => ("cgroup.freeze", "1"),
+            (true, false) => ("cgroup.freeze", "0"),
+            (false, true) => ("freezer.state", "FROZEN"),
+            (false, false) => ("freezer.state", "THAWED"),
+        }
+    }
+}
+
+impl Drop for DeadArenaCgroup {
+    fn drop(&mut self) {
+        let _ = self.frozen.kill();
+        let (file, text) = self.state(false);
+        let _ = std::fs::write(self.dir.join(file), text);
+        let _ = self.frozen.wait();
+        for _ in 0..100 {
+            if std::fs::remove_dir(&self.dir).is_ok() || !self.dir.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+    }
+}
+
+/// Processes that keep every core busy until dropped.
+struct Spinners(Vec<std::process::Child>);
+
+impl Spinners {
+    fn start(n: usize) -> Spinners {
+        Spinners(
+            (0..n)
+                .map(|_| {
+                    Command::new("sh")
+                        .args(["-c", "while :; do :; done"])
+                        .spawn()
+                        .unwrap()
+                })
+                .collect(),
+        )
+    }
+}
+
+impl Drop for Spinners {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Under load (four spinning processes per core, eight games at once, two external
+/// bots: the arena serving `greedy`), the arena books no forfeit: the bot causes none, so
+/// any would be the arena's. Short runs (4 games per case, 20 cases), so that most games
+/// start their bots' processes: 2,000 games by default (`ARENA_LOAD_GAMES`: more), a few
+/// minutes: `cargo test -p arena --release --test hostile under_load -- --ignored
+/// --nocapture`.
+#[test]
+#[ignore = "minutes of a loaded machine"]
+fn under_load_the_arena_books_no_forfeit_the_bot_did_not_cause() {
+    let m = Match::new("dominoes", "none");
+    if !sandboxed(&m) {
+        return;
+    }
+    let games: u64 = std::env::var("ARENA_LOAD_GAMES")
+        .ok()
+        .and_then(|g| g.parse().ok())
+        .unwrap_or(2000);
+    let cores = std::thread::available_parallelism().map_or(2, usize::from);
+    let spinners = Spinners::start(4 * cores);
+    let served = format!("exec:{} serve --game dominoes greedy", arena());
+    let began = std::time::Instant::now();
+    let (mut rows, mut runs, mut forfeits, mut failed) = (0, 0, Vec::new(), Vec::new());
+    while rows < games {
+        runs += 1;
+        let t = tempfile::tempdir().unwrap();
+        let output = Command::new(arena())
+            .args(["match", "--game", "dominoes", "--cases", "all"])
+            .args(["--games-per-case", "4", "--seed", &runs.to_string()])
+            .args(["--concurrency", "8"])
+            .arg("--agent")
+            .arg(format!("a={served}"))
+            .arg("--agent")
+            .arg(format!("b={served} --seed 2"))
+            .arg("--out")
+            .arg(t.path().join("run"))
+            .args(["--progress", "never"])
+            .output()
+            .unwrap();
+        if !output.status.success() {
+            failed.push(stderr(&output));
+        }
+        let csv = std::fs::read_to_string(t.path().join("run/games.csv")).unwrap_or_default();
+        let header: Vec<&str> = csv.lines().next().unwrap_or("").split(',').collect();
+        let column = header.iter().position(|c| *c == "forfeit");
+        for line in csv.lines().skip(1) {
+            rows += 1;
+            // The quoted case ("5,4") holds a comma: count fields from the end.
+            let fields: Vec<&str> = line.split(',').collect();
+            let from_end = header.len() - column.expect("a forfeit column");
+            if !fields[fields.len() - from_end].is_empty() {
+                forfeits.push(line.to_owned());
+            }
+        }
+        if failed.len() > 3 {
+            break;
+        }
+    }
+    drop(spinners);
+    eprintln!(
+        "under load: {rows} games in {runs} runs, {:.0} s, {} forfeits, {} runs failed",
+        began.elapsed().as_secs_f64(),
+        forfeits.len(),
+        failed.len()
+    );
+    assert!(failed.is_empty(), "runs failed: {failed:?}");
+    assert!(
+        forfeits.is_empty(),
+        "{} forfeits: {forfeits:?}",
+        forfeits.len()
     );
 }

@@ -22,7 +22,7 @@ use arena_core::protocol::ReplyError;
 use arena_core::{Agent, AgentError, Game};
 
 use self::log::StderrLog;
-use self::process::{Process, Sandboxed};
+use self::process::{Process, Sandboxed, SpawnError};
 use self::starts::Starts;
 use crate::sandbox::Policy;
 use crate::setup::{Limits, SandboxMode};
@@ -80,6 +80,9 @@ pub struct ExternalRuntime {
     /// Start-up failures in a row per (agent, case), in game order (`None`: games have
     /// no known order, a league, and nothing is given up).
     starts: Option<Starts>,
+    /// Games (by their number in the run) in which the arena could not build a bot's
+    /// sandbox: the arena's fault, not the bot's, so the game is not recorded.
+    faults: Mutex<HashMap<u64, String>>,
 }
 
 impl ExternalRuntime {
@@ -149,6 +152,7 @@ impl ExternalRuntime {
             logs,
             started: AtomicU64::new(0),
             starts: None,
+            faults: Mutex::new(HashMap::new()),
         })
     }
 
@@ -240,12 +244,41 @@ impl ExternalRuntime {
         }
     }
 
-    fn spawn(&self, key: &Key) -> Result<Process, AgentError> {
+    /// The arena's own failure in game `game`, if it had one: an error that stops the
+    /// run (exit 3, `HarnessFailure`) before the game is recorded, so a resumed run plays
+    /// it again. The game's forfeit, which the bot did not cause, goes nowhere.
+    pub fn harness_fault(&self, game: u64) -> anyhow::Result<()> {
+        match self.faults.lock().expect("not poisoned").remove(&game) {
+            None => Ok(()),
+            Some(why) => Err(anyhow::anyhow!("{why}").context(crate::tournament::HarnessFailure)),
+        }
+    }
+
+    /// A start's failure as the game sees it; the arena's own is kept for
+    /// [`ExternalRuntime::harness_fault`].
+    fn started(
+        &self,
+        game: u64,
+        spawned: Result<Process, SpawnError>,
+    ) -> Result<Process, AgentError> {
+        spawned.map_err(|e| match e {
+            SpawnError::Bot(e) => e,
+            SpawnError::Arena(why) => {
+                self.faults
+                    .lock()
+                    .expect("not poisoned")
+                    .insert(game, why.clone());
+                AgentError::Startup(format!("the arena's fault: {why}"))
+            }
+        })
+    }
+
+    fn spawn(&self, key: &Key, game: u64) -> Result<Process, AgentError> {
         let agent = self.agents[key.0].as_ref().expect("exec agent");
         let log = Arc::clone(self.logs[key.0].as_ref().expect("exec agent"));
         let dir = process::workdir(&self.run_dir, &process::label(key.0, &agent.name));
         let number = self.started.fetch_add(1, Ordering::Relaxed) + 1;
-        Process::spawn(
+        let spawned = Process::spawn(
             self.runtime.handle(),
             &agent.command,
             &dir,
@@ -257,7 +290,8 @@ impl ExternalRuntime {
                 run_dir: &self.run_dir,
                 env: &[],
             },
-        )
+        );
+        self.started(game, spawned)
     }
 
     fn remaining_budget(&self, key: &Key) -> Duration {
@@ -527,7 +561,10 @@ impl<G: Wire> Agent<G> for ExternalAgent<G> {
 impl<G: Wire> ExternalAgent<G> {
     /// Starts a process of the agent and waits for its answer to `init`.
     fn start_process(&mut self, case: &G::Case, command: &str) -> Result<(), AgentError> {
-        let p = self.runtime.spawn(&self.key).map_err(|e| self.fail(e))?;
+        let p = self
+            .runtime
+            .spawn(&self.key, self.index)
+            .map_err(|e| self.fail(e))?;
         self.process = Some(p);
         let startup = Duration::from_millis(self.runtime.limits.startup_ms);
         let process = self.process.as_mut().expect("just set");

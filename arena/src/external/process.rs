@@ -21,6 +21,7 @@ use tokio::process::{Child, Command};
 use tokio::runtime::Handle;
 
 use super::log::StderrLog;
+use crate::sandbox::control::{Channel, Pending};
 use crate::sandbox::{BotCgroup, Layer, Policy};
 use crate::setup::Limits;
 
@@ -52,6 +53,51 @@ pub struct Process {
     /// The core it was started on, pinned there with the game thread that started it
     /// (`crate::affinity`).
     pub core: Option<usize>,
+    /// The sandbox's control channel (confined bots): held until the process is reaped,
+    /// as the lifeline that tells its outer stage the arena still runs.
+    control: Option<Channel>,
+}
+
+/// Why a process did not start.
+#[derive(Debug)]
+pub enum SpawnError {
+    /// The bot's own failure, or a refusal (a layer missing here).
+    Bot(AgentError),
+    /// The arena could not build the bot's sandbox, as its stages reported on their
+    /// status pipe (which the bot cannot write), every time it tried.
+    Arena(String),
+}
+
+impl From<AgentError> for SpawnError {
+    fn from(e: AgentError) -> SpawnError {
+        SpawnError::Bot(e)
+    }
+}
+
+/// How many times a sandbox that could not be built is built again, and the pause
+/// before each retry: the arena's own failures (a busy kernel) are usually passing.
+const SETUP_ATTEMPTS: u32 = 3;
+const SETUP_BACKOFF: Duration = Duration::from_millis(100);
+
+/// `ARENA_FAULT=stage-setup:N` (tests only): the first N sandboxes of this process fail
+/// their setup, as a stage that cannot build one does (`always`: every one).
+fn injected_stage_fault() -> bool {
+    static LEFT: std::sync::OnceLock<Option<AtomicU64>> = std::sync::OnceLock::new();
+    let left = LEFT.get_or_init(|| {
+        let Some(crate::runfile::fault::Fault::StageSetup(n)) = crate::runfile::fault::injected()
+        else {
+            return None;
+        };
+        Some(AtomicU64::new(if n == "always" {
+            u64::MAX
+        } else {
+            n.parse().ok()?
+        }))
+    });
+    left.as_ref().is_some_and(|left| {
+        left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
+            .is_ok()
+    })
 }
 
 /// The shell command that becomes the bot; where no memory cgroup holds it, under an
@@ -138,7 +184,8 @@ pub struct Launch<'a> {
 
 impl Process {
     /// Starts `command` (already absolutized) in `workdir`; with `sandbox`, through
-    /// `arena __sandbox`, in cgroups of its own.
+    /// `arena __sandbox`, in cgroups of its own. A sandbox the arena could not build is
+    /// built again, up to [`SETUP_ATTEMPTS`] times, before the arena gives up.
     pub fn spawn(
         handle: &Handle,
         command: &str,
@@ -146,7 +193,39 @@ impl Process {
         limits: &Limits,
         log: Arc<StderrLog>,
         launch: Launch<'_>,
-    ) -> Result<Process, AgentError> {
+    ) -> Result<Process, SpawnError> {
+        let mut attempt = 1;
+        loop {
+            match Process::spawn_once(handle, command, workdir, limits, Arc::clone(&log), &launch) {
+                Err(SpawnError::Arena(why)) if attempt < SETUP_ATTEMPTS => {
+                    log.write(
+                        format!(
+                            "[{}] arena: the sandbox could not be built ({why}); trying again\n",
+                            launch.tag
+                        )
+                        .as_bytes(),
+                    );
+                    std::thread::sleep(SETUP_BACKOFF * attempt);
+                    attempt += 1;
+                }
+                Err(SpawnError::Arena(why)) => {
+                    return Err(SpawnError::Arena(format!(
+                        "the sandbox of `{command}` could not be built ({attempt} tries): {why}"
+                    )));
+                }
+                done => return done,
+            }
+        }
+    }
+
+    fn spawn_once(
+        handle: &Handle,
+        command: &str,
+        workdir: &Path,
+        limits: &Limits,
+        log: Arc<StderrLog>,
+        launch: &Launch<'_>,
+    ) -> Result<Process, SpawnError> {
         let Launch {
             tag,
             sandbox,
@@ -157,34 +236,42 @@ impl Process {
             .map_err(|e| AgentError::Startup(format!("creating {}: {e}", workdir.display())))?;
         let _guard = handle.enter();
         let path = std::env::var_os("PATH").unwrap_or_default();
-        let (mut cmd, cgroup) = match sandbox {
+        let tag = tag.clone();
+        let sandbox = *sandbox;
+        let (mut cmd, cgroup, pending) = match sandbox {
             None => {
                 let mut c = Command::new("/bin/sh");
                 // Its own process group: a Ctrl-C at the terminal reaches the arena,
                 // which stops the run cleanly, not the bots in the middle of their games.
                 c.process_group(0);
                 c.arg("-c").arg(shell_line(command, Some(limits.memory_mb)));
-                (c, None)
+                (c, None, None)
             }
             Some(Sandboxed { exe, policy }) => {
                 let (cgroup, missing) = BotCgroup::create(policy.caps());
                 if let Some((layer, why)) = missing.iter().find(|(l, _)| !policy.accepts_losing(*l))
                 {
-                    return Err(AgentError::Startup(format!(
+                    return Err(SpawnError::Bot(AgentError::Startup(format!(
                         "the sandbox cannot apply its {layer} layer: {why}"
-                    )));
+                    ))));
                 }
                 let memory_held = cgroup.layers().contains(&Layer::Memory);
+                let pending = Pending::new()
+                    .map_err(|e| SpawnError::Arena(format!("the sandbox's control pipes: {e}")))?;
                 let mut c = Command::new(exe);
                 // The outer stage starts a session of its own (no process group here:
                 // a group leader cannot).
                 c.args(crate::sandbox::launch_args(
                     policy,
                     workdir,
-                    Some(run_dir),
+                    Some(*run_dir),
                     &cgroup,
                 ))
-                .arg("--");
+                .args(pending.args());
+                if injected_stage_fault() {
+                    c.arg("--fail-setup");
+                }
+                c.arg("--");
                 match plain_words(command) {
                     // The shell would only split the words and exec the program: the
                     // inner stage does that itself, a process start (about 1 ms) sooner.
@@ -194,11 +281,10 @@ impl Process {
                         (!memory_held).then_some(limits.memory_mb),
                     )),
                 };
-                (c, Some(cgroup))
+                (c, Some(cgroup), Some(pending))
             }
         };
-        let mut child = cmd
-            .current_dir(workdir)
+        cmd.current_dir(workdir)
             .env_clear()
             .env("PATH", path)
             .env("HOME", workdir)
@@ -209,14 +295,37 @@ impl Process {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| AgentError::Startup(format!("cannot start {command:?}: {e}")))?;
-        if let Some(cgroup) = &cgroup
-            && let Some(pid) = child.id()
-        {
-            crate::sandbox::map_when_unshared(pid, cgroup.host_id());
-        }
+            .kill_on_drop(true);
+        let cannot_start = |e: std::io::Error| {
+            SpawnError::Bot(AgentError::Startup(format!(
+                "cannot start {command:?}: {e}"
+            )))
+        };
+        let (mut child, control) = match pending {
+            None => (cmd.spawn().map_err(cannot_start)?, None),
+            Some(pending) => {
+                let (child, mut control) = pending.spawn(|| cmd.spawn()).map_err(cannot_start)?;
+                let pid = child.id().unwrap_or(0);
+                let limit = Duration::from_millis(limits.startup_ms);
+                if let Err(why) =
+                    control.await_start(pid, cgroup.as_ref().and_then(BotCgroup::host_id), limit)
+                {
+                    let mut child = child;
+                    if let Some(c) = &cgroup {
+                        c.thaw();
+                    }
+                    let _ = child.start_kill();
+                    let began = Instant::now();
+                    while matches!(child.try_wait(), Ok(None))
+                        && began.elapsed() < Duration::from_secs(5)
+                    {
+                        std::thread::sleep(Duration::from_millis(1));
+                    }
+                    return Err(SpawnError::Arena(why));
+                }
+                (child, Some(control))
+            }
+        };
         let own = |fd: std::io::Result<OwnedFd>| {
             fd.and_then(|fd| {
                 fcntl(&fd, FcntlArg::F_SETFL(OFlag::O_NONBLOCK))?;
@@ -262,6 +371,7 @@ impl Process {
             failed_after: Duration::ZERO,
             cgroup,
             core: crate::affinity::current(),
+            control,
         })
     }
 
@@ -495,6 +605,7 @@ impl Process {
                     mut child,
                     stdin,
                     cgroup,
+                    control,
                     ..
                 } = p;
                 // A frozen bot would not see its EOF.
@@ -509,6 +620,7 @@ impl Process {
                     }
                     // Removed once the bot is reaped.
                     drop(cgroup);
+                    drop(control);
                 });
             }
             while waits.join_next().await.is_some() {}

@@ -26,7 +26,7 @@ impl ExternalRuntime {
         let dir = process::workdir(&self.run_dir, &process::label(agent, &exec.name));
         let number = self.started.fetch_add(1, Ordering::Relaxed) + 1;
         let limit = Duration::from_millis(self.limits.call_ms);
-        let mut p = Process::spawn(
+        let spawned = Process::spawn(
             self.runtime.handle(),
             &exec.command,
             &dir,
@@ -41,7 +41,8 @@ impl ExternalRuntime {
                     ("ARENA_TIME_LIMIT_MS", self.limits.call_ms.to_string()),
                 ],
             },
-        )?;
+        );
+        let mut p = self.started(index, spawned)?;
         p.set_game(index);
         let reply = p
             .call(&format!("{instance}\n"), limit, &self.limits)

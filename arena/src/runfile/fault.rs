@@ -11,6 +11,9 @@
 //!   once B bytes were written, the last write cut short as on a real full disk;
 //! - `pause-after-rows:K:MS`: sleep MS milliseconds once K rows were written (a run
 //!   caught in the middle, for the second-owner test);
+//! - `stage-setup:N`: the first N bot sandboxes (`always`: every one) fail their
+//!   setup in the outer stage, as a stage that cannot build one does
+//!   (`crate::external`'s process start reads it);
 //! - `abort-at:POINT`: abort at a named point: `summaries` (every game on disk, no
 //!   summary written yet), `report` (the summaries written, `report.html` not).
 //!
@@ -28,6 +31,7 @@ pub enum Fault {
     DiskFullAfter(u64),
     PauseAfterRows(u64, u64),
     AbortAt(String),
+    StageSetup(String),
 }
 
 static FAULT: OnceLock<Option<Fault>> = OnceLock::new();
@@ -64,6 +68,7 @@ fn parse(text: &str) -> Option<Fault> {
             Fault::PauseAfterRows(number(k)?, number(ms)?)
         }
         "abort-at" => Fault::AbortAt(arg.to_owned()),
+        "stage-setup" => Fault::StageSetup(arg.to_owned()),
         _ => return None,
     })
 }

@@ -11,12 +11,17 @@ use std::process::{Child, Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-use super::{BotCgroup, Policy, launch_args, launcher, map_when_unshared, probe};
+use super::control::{Channel, Pending};
+use super::{BotCgroup, Policy, STAGES_LIMIT, launch_args, launcher, probe};
 
 /// A command ready to run in `folder`; dropping it gives the folder back to the arena's
 /// user and removes the cgroups.
 pub struct InPlace {
     command: Command,
+    /// The stages' control channel ([`super::control`]), created before the command
+    /// (which names its ends) and held while the build runs: its end is the lifeline.
+    pending: Option<Pending>,
+    channel: Option<Channel>,
     cgroup: BotCgroup,
     /// Set when the arena runs as root: the folder was lent to the build's own host user
     /// for the run.
@@ -62,9 +67,11 @@ pub fn in_place(policy: &Policy, folder: &Path, line: &str) -> Result<InPlace> {
         chown_tree(&folder, id, id)
             .with_context(|| format!("lending {} to the sandbox's user", folder.display()))?;
     }
+    let pending = Pending::new().context("the sandbox's control pipes")?;
     let mut command = Command::new(exe);
     command
         .args(launch_args(policy, &folder, None, &cgroup))
+        .args(pending.args())
         .arg("--keep-rw")
         .args(["--", "/bin/sh", "-c", line])
         .current_dir(&folder)
@@ -78,15 +85,26 @@ pub fn in_place(policy: &Policy, folder: &Path, line: &str) -> Result<InPlace> {
         .stderr(Stdio::piped());
     Ok(InPlace {
         command,
+        pending: Some(pending),
+        channel: None,
         cgroup,
         lent: lent_to.map(|_| folder),
     })
 }
 
 impl InPlace {
+    /// Starts the build once its sandbox is built (an error says why it is not).
     pub fn spawn(&mut self) -> Result<Child> {
-        let child = self.command.spawn().context("starting `arena __sandbox`")?;
-        map_when_unshared(child.id(), self.cgroup.host_id());
+        let pending = self.pending.take().context("a build starts once")?;
+        let (mut child, mut channel) = pending
+            .spawn(|| self.command.spawn())
+            .context("starting `arena __sandbox`")?;
+        if let Err(why) = channel.await_start(child.id(), self.cgroup.host_id(), STAGES_LIMIT) {
+            let _ = child.kill();
+            let _ = child.wait();
+            bail!("the arena's sandbox: {why}");
+        }
+        self.channel = Some(channel);
         Ok(child)
     }
 }

@@ -235,6 +235,7 @@ impl BotCgroup {
     /// Makes the bot's cgroups. Each layer that cannot be made is returned with why; the
     /// caller decides whether the bot may start without it.
     pub fn create(caps: Caps) -> (BotCgroup, Vec<(Layer, String)>) {
+        sweep_dead_arenas();
         let name = format!(
             "arena-{}-{}",
             std::process::id(),
@@ -452,7 +453,6 @@ fn make(layer: Layer, name: &str, caps: Caps) -> Result<Part, String> {
     if h.v2 && layer != Layer::Freezer {
         enable_v2(&h.own, controller_of(layer, true))?;
     }
-    sweep(&h.own);
     let dir = h.own.join(name);
     std::fs::create_dir(&dir).map_err(|e| {
         let hint = if e.kind() == std::io::ErrorKind::PermissionDenied {
@@ -554,27 +554,77 @@ fn enable_v2(own: &Path, controller: &str) -> Result<(), String> {
         })
 }
 
-/// Removes the empty cgroups of arenas that died before removing theirs (`kill -9`).
-fn sweep(own: &Path) {
-    static SWEPT: std::sync::Mutex<Vec<PathBuf>> = std::sync::Mutex::new(Vec::new());
-    let mut swept = SWEPT.lock().expect("not poisoned");
-    if swept.iter().any(|p| p == own) {
-        return;
-    }
-    swept.push(own.to_owned());
-    let Ok(entries) = std::fs::read_dir(own) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        let Some(pid) = name
-            .strip_prefix("arena-")
-            .and_then(|rest| rest.split('-').next())
-        else {
-            continue;
-        };
-        if pid.parse::<u32>().is_ok() && !Path::new("/proc").join(pid).exists() {
-            let _ = std::fs::remove_dir(entry.path());
+/// Clears what arenas that died before removing their cgroups left (`kill -9`, a crash):
+/// under every controller, each `arena-PID-*` whose PID no longer runs is thawed, its
+/// processes killed, and removed. Their stages kill such bots themselves when their arena
+/// dies ([`super::outer`]); this is for what they could not (an older arena's, a stage
+/// killed too). Once per process.
+fn sweep_dead_arenas() {
+    static SWEPT: std::sync::Once = std::sync::Once::new();
+    SWEPT.call_once(|| {
+        let dead: Vec<(PathBuf, bool)> = LAYERS
+            .iter()
+            .filter_map(|&layer| hierarchy(layer))
+            .flat_map(|h| {
+                let v2 = h.v2;
+                dead_arenas_cgroups(&h.own)
+                    .into_iter()
+                    .map(move |dir| (dir, v2))
+            })
+            .collect();
+        if dead.is_empty() {
+            return;
         }
-    }
+        // Killed first, everywhere, then thawed: a frozen process cannot die, and one
+        // that is thawed before its kill would run its next step.
+        for (dir, _) in &dead {
+            let procs = std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
+            for pid in procs.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+                let _ = nix::sys::signal::kill(
+                    nix::unistd::Pid::from_raw(pid),
+                    nix::sys::signal::Signal::SIGKILL,
+                );
+            }
+        }
+        for (dir, v2) in &dead {
+            let (file, text) = if *v2 {
+                ("cgroup.freeze", "0")
+            } else {
+                ("freezer.state", "THAWED")
+            };
+            if dir.join(file).exists() {
+                let _ = std::fs::write(dir.join(file), text);
+            }
+        }
+        // Children first (a v2 `arena-main` holds none of ours), then the folders.
+        for (dir, _) in &dead {
+            for _ in 0..200 {
+                if std::fs::remove_dir(dir).is_ok() || !dir.exists() {
+                    break;
+                }
+                std::thread::sleep(Duration::from_millis(5));
+            }
+        }
+    });
+}
+
+/// The cgroups under `own` named for an arena (`arena-PID-N`, `arena-PID-keep`) whose
+/// PID no longer runs.
+fn dead_arenas_cgroups(own: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(own) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            name.strip_prefix("arena-")
+                .and_then(|rest| rest.split('-').next())
+                .and_then(|pid| pid.parse::<u32>().ok())
+                .is_some_and(|pid| {
+                    pid != std::process::id() && !Path::new("/proc").join(pid.to_string()).exists()
+                })
+        })
+        .map(|entry| entry.path())
+        .collect()
 }

@@ -19,6 +19,7 @@ use nix::sys::signal::Signal;
 use nix::sys::wait::{WaitStatus, wait};
 use nix::unistd::{Gid, Pid, Uid, getuid, setgroups, setresgid, setresuid};
 
+use super::control::{self, Status};
 use super::outer::{BOT_ID, SETUP_FAILED, dev_null, release_pipes};
 use super::{Layer, SandboxArgs, fail, filter, view};
 
@@ -31,16 +32,29 @@ pub fn run(args: SandboxArgs) -> Result<()> {
     let Some((program, rest)) = args.command.split_first() else {
         bail!("__sandbox needs a command after --");
     };
-    // The bot must not inherit the arena's cgroup file (it could leave its cgroups).
+    // The bot must not inherit the arena's cgroup file (it could leave its cgroups),
+    // nor the status pipe (it could speak for the sandbox): both close on its exec.
     let leave_freezer = args.leave_freezer_fd.and_then(own_fd);
+    let mut status = args
+        .status_fd
+        .and_then(|fd| control::reopen(fd, true).ok())
+        .map(Status);
     let workdir = match setup(&args) {
         Ok(dir) => dir,
         Err(e) => {
-            eprintln!("arena sandbox: {e:#}");
+            let why = format!("{e:#}");
+            if let Some(status) = &mut status {
+                status.fail(&why);
+            }
+            eprintln!("arena sandbox: {why}");
             std::process::exit(SETUP_FAILED);
         }
     };
     let null = dev_null()?;
+    // From here on a failure is the bot's: its program missing, not executable.
+    if let Some(mut status) = status.take() {
+        status.say(control::READY);
+    }
     // Reaped by the loop below, which waits for every process as an init does.
     #[allow(clippy::zombie_processes)]
     let bot = Command::new(program)

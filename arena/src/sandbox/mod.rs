@@ -20,6 +20,7 @@
 
 pub mod build;
 mod cgroup;
+pub mod control;
 mod copy;
 pub mod filter;
 mod grant;
@@ -39,7 +40,6 @@ use serde::{Deserialize, Serialize};
 pub use cgroup::{BotCgroup, Caps};
 pub use copy::{copy_submission, link_out_of};
 pub use grant::{GrantError, grants, read_paths_for, resolve_below};
-pub use outer::map_when_unshared;
 
 /// One layer of the sandbox: what `arena doctor`, `run.log` and `sandbox_without` name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -273,6 +273,16 @@ pub struct SandboxArgs {
     /// the arena's freezer cgroup, which the inner stage joins once the bot has started.
     #[arg(long, hide = true)]
     pub leave_freezer_fd: Option<i32>,
+    /// Internal: the write end of the stages' status pipe ([`control`]).
+    #[arg(long, hide = true)]
+    pub status_fd: Option<i32>,
+    /// Internal (outer stage): the read end of the arena's lifeline ([`control`]).
+    #[arg(long, hide = true)]
+    pub lifeline_fd: Option<i32>,
+    /// Internal: the outer stage fails its setup, as a stage that cannot build the
+    /// sandbox does (`ARENA_FAULT=stage-setup:N`, for the tests).
+    #[arg(long, hide = true)]
+    pub fail_setup: bool,
     /// Internal: print which sandbox code this binary holds, and exit.
     #[arg(long, hide = true)]
     pub stages_id: bool,
@@ -435,7 +445,12 @@ pub fn probe(policy: &Policy) -> Enforcement {
     }
 }
 
-/// Starts `command` as a sandboxed bot from a plain (non-async) caller: the probe.
+/// How long a plain caller (the probe, a league build) waits for the stages to build a
+/// sandbox: a bound for a stage that hangs, never reached by one that is only slow.
+pub const STAGES_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
+
+/// Starts `command` as a sandboxed bot from a plain (non-async) caller: the probe. The
+/// channel is the bot's lifeline: it lives as long as the child should.
 fn spawn_plain(
     exe: &Path,
     policy: &Policy,
@@ -443,9 +458,11 @@ fn spawn_plain(
     hide: Option<&Path>,
     cgroup: &BotCgroup,
     command: &[std::ffi::OsString],
-) -> Result<std::process::Child> {
-    std::process::Command::new(exe)
-        .args(launch_args(policy, workdir, hide, cgroup))
+) -> Result<(std::process::Child, control::Channel)> {
+    let pending = control::Pending::new().context("the sandbox's control pipes")?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.args(launch_args(policy, workdir, hide, cgroup))
+        .args(pending.args())
         .arg("--")
         .args(command)
         .current_dir(workdir)
@@ -453,10 +470,22 @@ fn spawn_plain(
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .context("starting `arena __sandbox`")
-        .inspect(|child| map_when_unshared(child.id(), cgroup.host_id()))
+        .stderr(std::process::Stdio::piped());
+    let (mut child, mut channel) = pending
+        .spawn(|| cmd.spawn())
+        .context("starting `arena __sandbox`")?;
+    if let Err(why) = channel.await_start(child.id(), cgroup.host_id(), STAGES_LIMIT) {
+        let _ = child.kill();
+        let said = child
+            .wait_with_output()
+            .map(|o| String::from_utf8_lossy(&o.stderr).trim().to_owned())
+            .unwrap_or_default();
+        if said.is_empty() {
+            bail!("{why}");
+        }
+        bail!("{why} (its stderr: {said})");
+    }
+    Ok((child, channel))
 }
 
 fn fail(layer: Layer, why: impl std::fmt::Display) -> anyhow::Error {

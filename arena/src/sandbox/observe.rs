@@ -226,7 +226,7 @@ fn probe_in(exe: &Path, policy: &Policy, run_dir: &Path, workdir: &Path) -> Resu
     policy.read = super::read_paths_for(&exe.display().to_string());
     // The probe runs every layer it can, to report each; the run decides what to accept.
     policy.without = Layer::ALL.into_iter().filter(|l| l.may_be_lost()).collect();
-    let mut child = super::spawn_plain(
+    let (mut child, _lifeline) = super::spawn_plain(
         exe,
         &policy,
         workdir,

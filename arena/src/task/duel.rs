@@ -455,6 +455,10 @@ impl<D: DuelGame> PreparedDuel<D> {
             .map(|f| shown(observe, f));
         let (outcome, termination, reason) = table.verdict(forfeit, first, D::ending)?;
         let (plies, think) = (table.plies, table.think);
+        // A game the arena failed (a bot's sandbox it could not build) is not a result.
+        if let Some(rt) = external {
+            rt.harness_fault(job.index)?;
+        }
         D::end_extras(&position, seat_a, &mut extras);
         Ok(Record {
             key: *job,

@@ -225,6 +225,10 @@ impl Prepared for PreparedPuzzles {
     ) -> Result<Record> {
         let kind = self.kinds[usize::from(job.case)];
         let (instance, reply, elapsed) = self.attempt(job, external)?;
+        // An attempt the arena failed (a sandbox it could not build) is not a result.
+        if let Some(rt) = external {
+            rt.harness_fault(job.index)?;
+        }
         Ok(judge(job, kind, &instance, &reply, elapsed))
     }
 
