@@ -30,11 +30,7 @@ pub struct Interrupted {
     pub dir: String,
 }
 
-/// The harness itself failed (a write, a thread): not the input's fault, so an array
-/// job may retry it (exit 3).
-#[derive(Debug, thiserror::Error)]
-#[error("the harness failed")]
-pub struct HarnessFailure;
+pub use crate::runfile::HarnessFailure;
 
 /// Starts a new run of `plan` in `dir`.
 pub fn start(plan: &Plan, dir: &Path, shard: Shard, exec: &Execution) -> Result<()> {

@@ -236,7 +236,7 @@ const ROOMS: [(&str, &[&[&str]]); 3] = [
     (
         "arena/src",
         &[
-            &["sandbox", "stats", "runfile", "record", "affinity"],
+            &["sandbox", "stats", "runfile", "record", "affinity", "shown"],
             &["setup"],
             &["external", "schedule"],
             &["task"],

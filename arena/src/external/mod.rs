@@ -250,7 +250,7 @@ impl ExternalRuntime {
     pub fn harness_fault(&self, game: u64) -> anyhow::Result<()> {
         match self.faults.lock().expect("not poisoned").remove(&game) {
             None => Ok(()),
-            Some(why) => Err(anyhow::anyhow!("{why}").context(crate::tournament::HarnessFailure)),
+            Some(why) => Err(anyhow::anyhow!("{why}").context(crate::runfile::HarnessFailure)),
         }
     }
 

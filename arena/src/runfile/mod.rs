@@ -28,3 +28,10 @@ pub fn csv_cell(text: &str) -> String {
         text.to_owned()
     }
 }
+
+/// The harness itself failed (a write, a thread, a sandbox the arena could not build):
+/// not the input's fault, so an array job may retry it (exit 3). Here, below every room
+/// that meets such a failure (the external runtime's included).
+#[derive(Debug, thiserror::Error)]
+#[error("the harness failed")]
+pub struct HarnessFailure;

@@ -27,7 +27,7 @@ use nix::fcntl::{FcntlArg, FdFlag, OFlag, fcntl};
 use nix::poll::{PollFd, PollFlags, PollTimeout, poll};
 use nix::unistd::geteuid;
 
-use super::outer::BOT_ID;
+use super::identity::BOT_ID;
 
 /// The stages' messages.
 pub const UNSHARED: &str = "unshared";

@@ -9,6 +9,12 @@
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Component, Path, PathBuf};
 
+/// Folders every bot may read and execute (where they exist; a symlink stays a symlink):
+/// the view binds them (`super::view`), and a link may lead into them.
+pub(super) const SYSTEM: [&str; 9] = [
+    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+];
+
 /// Why a command line cannot be granted.
 #[derive(Debug, thiserror::Error)]
 pub enum GrantError {
@@ -43,7 +49,7 @@ pub enum GrantError {
 
 /// Whether `path` lies in a system folder, which every bot reads anyway.
 pub(super) fn in_system(path: &Path) -> bool {
-    super::view::SYSTEM.iter().any(|dir| path.starts_with(dir))
+    SYSTEM.iter().any(|dir| path.starts_with(dir))
 }
 
 /// Follows the components of `rest` from the real folder `from`, as the kernel would,

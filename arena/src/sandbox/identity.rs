@@ -21,6 +21,9 @@ use std::fs::File;
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
+/// The bot's user and group inside (outside, as root, its slot of the arena's range).
+pub const BOT_ID: u32 = 1000;
+
 use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
 

@@ -158,7 +158,7 @@ fn setup(args: &SandboxArgs) -> Result<PathBuf> {
 }
 
 /// Limits on what every bot draws from the same machine-wide or per-user counters (each
-/// bot is `nobody` outside, or the arena's user): soft and hard alike, so the bot cannot
+/// bot is its own host uid outside, or the arena's user): soft and hard alike, so the bot cannot
 /// raise them. Set before the seccomp filter, which lets the bot lower them only.
 fn limit_shared_counters() -> Result<()> {
     // The host's file table (fs.file-max) is one for the machine: one bot's processes

@@ -30,9 +30,7 @@ use super::{Layer, SandboxArgs, copy, fail, parse_join};
 /// for the arena, on the status pipe ([`control`]), which the bot cannot write.
 pub const SETUP_FAILED: i32 = 125;
 
-/// The bot's user and group inside (outside, as root, its slot of the arena's range:
-/// `super::identity`).
-pub const BOT_ID: u32 = 1000;
+pub use super::identity::BOT_ID;
 
 pub fn run(args: SandboxArgs) -> Result<()> {
     if args.command.is_empty() {

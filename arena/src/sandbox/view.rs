@@ -13,10 +13,7 @@ use nix::mount::{MntFlags, MsFlags, mount, umount2};
 use nix::sys::statvfs::{FsFlags, statvfs};
 use nix::unistd::{chdir, pivot_root};
 
-/// Folders every bot may read and execute (where they exist; a symlink stays a symlink).
-pub(super) const SYSTEM: [&str; 9] = [
-    "/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
-];
+use super::grant::SYSTEM;
 
 /// The devices a bot gets.
 pub const DEVICES: [&str; 5] = ["null", "zero", "full", "random", "urandom"];
