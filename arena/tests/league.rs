@@ -1692,3 +1692,112 @@ fn the_page_refuses_a_request_for_another_host() {
         assert!(answer.contains("standings"), "{host}: {answer}");
     }
 }
+
+/// A stored copy is sealed at `add`: a bot whose `lg/bots/<id>/` file was edited
+/// afterwards is refused by the next `run` before any process of it starts (it becomes
+/// `failed`, and `show` names the file), while the other bots play.
+#[test]
+fn an_edited_stored_copy_is_refused() {
+    if !common::have("python3") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4", "3", &[("greedy", "greedy", true)]);
+    limits(&dir, &[("sandbox", "\"off\"")]);
+    add_copied(tmp.path(), &dir, &[("v1", "v1.py"), ("v2", "v2.py")]);
+    let stored = dir.join("bots/2/v1.py");
+    let text = std::fs::read_to_string(&stored).unwrap();
+    std::fs::write(&stored, format!("{text}\n# edited after add\n")).unwrap();
+    run(&dir, &["--games", "40", "--concurrency", "2"]);
+    let json = show_json(&dir);
+    let retired = json["retired"].as_array().unwrap();
+    let v1 = retired
+        .iter()
+        .find(|r| r["bot"] == "v1")
+        .expect("v1 retired");
+    assert_eq!(v1["state"], "failed", "{v1}");
+    assert!(
+        v1["log"]
+            .as_str()
+            .unwrap()
+            .contains("files changed since add: v1.py"),
+        "{v1}"
+    );
+    let text = ok(&["league", "show", s(&dir)]);
+    assert!(text.contains("files changed since add: v1.py"), "{text}");
+    assert!(!dir.join("logs/1-2").exists(), "v1 was started");
+    let pairs = export(&dir, &tmp.path().join("out"));
+    assert!(
+        pairs.keys().all(|p| !p.contains("v1")),
+        "{:?}",
+        pairs.keys()
+    );
+    assert_eq!(pairs.get("greedy vs v2").map(|t| rows(t).len()), Some(40));
+}
+
+/// Adds fixture bots (name, file of `tests/fixtures/league`) by a relative path from
+/// `work`, so the league stores a copy of each (an absolute path is not copied).
+fn add_copied(work: &Path, dir: &Path, bots: &[(&str, &str)]) {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/league");
+    for (name, file) in bots {
+        std::fs::copy(fixtures.join(file), work.join(file)).unwrap();
+        let spec = format!("exec:python3 {file}");
+        let out = arena()
+            .current_dir(work)
+            .args(["league", "add", s(dir), name, &spec])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// A league from before copies were sealed (schema version 2) is migrated by the next
+/// writing command: its bots keep playing unchecked (nothing recorded their files),
+/// and a bot added since is sealed.
+#[test]
+fn a_version_2_database_gains_seals() {
+    if !common::have("python3") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4", "3", &[("greedy", "greedy", true)]);
+    limits(&dir, &[("sandbox", "\"off\"")]);
+    add_copied(tmp.path(), &dir, &[("v1", "v1.py")]);
+    let conn = rusqlite::Connection::open(dir.join("league.db")).unwrap();
+    conn.execute_batch("ALTER TABLE bots DROP COLUMN seal; PRAGMA user_version = 2;")
+        .unwrap();
+    drop(conn);
+    add_copied(tmp.path(), &dir, &[("v2", "v2.py")]);
+    let conn = rusqlite::Connection::open(dir.join("league.db")).unwrap();
+    let v: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(v as usize, arena::league::store::MIGRATIONS.len());
+    let sealed: Vec<(String, bool)> = conn
+        .prepare("SELECT name, seal IS NOT NULL FROM bots ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    drop(conn);
+    let expect = [("greedy", false), ("v1", false), ("v2", true)];
+    assert_eq!(
+        sealed,
+        expect.map(|(n, b)| (n.to_owned(), b)).to_vec(),
+        "which bots are sealed"
+    );
+    // v1's copy, unsealed, is not checked: an edit does not stop it.
+    let stored = dir.join("bots/2/v1.py");
+    let text = std::fs::read_to_string(&stored).unwrap();
+    std::fs::write(&stored, format!("{text}\n# edited\n")).unwrap();
+    run(&dir, &["--games", "40", "--concurrency", "2"]);
+    let json = show_json(&dir);
+    assert!(json["retired"].as_array().unwrap().is_empty(), "{json}");
+}

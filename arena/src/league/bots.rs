@@ -121,6 +121,9 @@ pub fn add(
         }
         league.store.set_build_log(id, &log)?;
     }
+    if matches!(parsed, Spec::Exec { .. }) {
+        league.store.set_seal(id, &super::seal::seal(&folder)?)?;
+    }
     league.store.set_role(id, role, state)?;
     Ok(Added {
         id,

@@ -214,6 +214,11 @@ impl Runtimes {
         Ok(())
     }
 
+    /// Whether the pair of bots `key` has its processes' runtime already.
+    pub fn has(&self, key: (BotId, BotId)) -> bool {
+        self.runtimes.contains_key(&key)
+    }
+
     /// Stops the runtimes of pairs that can no longer play: a bot gone from `bots`,
     /// archived, failed or rejected.
     pub fn keep_playable(&mut self, bots: &[Bot]) {

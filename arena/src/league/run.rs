@@ -188,6 +188,11 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
             continue;
         }
         idle_said = false;
+        // A bot whose stored copy changed since `add` is failed before any process of
+        // it starts; the table is read again without it.
+        if refuse_changed(&league, &bots, &jobs, &runtimes)? {
+            continue;
+        }
         runtimes.keep_playable(&bots);
         let played = players_for(&mut players, &league, &bots, &jobs).and_then(|ready| {
             runtimes.start(&ready, &jobs, &logs)?;
@@ -255,6 +260,38 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         games: recorded,
         seconds,
     })
+}
+
+/// Checks the stored copy of every bot whose processes `jobs` would start (a pair with
+/// no runtime yet) against its seal; a changed one becomes `failed` ("files changed
+/// since add: PATH"). Whether any was refused.
+fn refuse_changed(
+    league: &League,
+    bots: &[Bot],
+    jobs: &[super::play::Job],
+    runtimes: &Runtimes,
+) -> Result<bool> {
+    let mut starting: Vec<BotId> = jobs
+        .iter()
+        .filter(|j| !runtimes.has((j.a, j.b)))
+        .flat_map(|j| [j.a, j.b])
+        .collect();
+    starting.sort_unstable();
+    starting.dedup();
+    let mut refused = false;
+    for bot in bots.iter().filter(|b| starting.contains(&b.id)) {
+        let Some(seal) = &bot.seal else { continue };
+        let folder = league.dir.join(super::BOTS).join(bot.id.to_string());
+        let why = match super::seal::changed(&folder, seal) {
+            Ok(None) => continue,
+            Ok(Some(path)) => format!("files changed since add: {path}"),
+            Err(e) => format!("files changed since add: {e:#}"),
+        };
+        eprintln!("bot {:?} is failed: {why}", bot.name);
+        league.store.set_failed(bot.id, &why)?;
+        refused = true;
+    }
+    Ok(refused)
 }
 
 /// Waits for a batch; `None` when a stop came and its games in flight did not finish

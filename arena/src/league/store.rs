@@ -85,6 +85,9 @@ pub const MIGRATIONS: &[Migration] = &[
     // 2: the games of a pair of bots stored by chunk (one row per pair per batch), not
     // by game: a row per game cost the writer more than playing the game.
     Migration::Code(chunk::games_into_chunks),
+    // 3: each bot's stored copy sealed at `add` (`league::seal`): NULL for a bot added
+    // before, whose copy is not checked (nothing recorded what it was).
+    Migration::Sql("ALTER TABLE bots ADD COLUMN seal TEXT;"),
 ];
 
 /// What a bot is in the league.
@@ -142,6 +145,10 @@ pub struct Bot {
     pub llr: Option<f64>,
     pub verdict_pairs: u64,
     pub against: Option<BotId>,
+    /// Its stored copy's files as `add` left them (`league::seal`); `None`: nothing to
+    /// check (a built-in, or a bot added before copies were sealed).
+    #[serde(skip)]
+    pub seal: Option<String>,
 }
 
 impl Bot {
@@ -337,7 +344,7 @@ impl Store {
 
     pub fn bots(&self) -> Result<Vec<Bot>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT id, name, spec, role, state, archived, build_log, llr, verdict_pairs, against FROM bots ORDER BY id",
+            "SELECT id, name, spec, role, state, archived, build_log, llr, verdict_pairs, against, seal FROM bots ORDER BY id",
         )?;
         let rows = stmt.query_map([], |r| {
             Ok((
@@ -351,11 +358,13 @@ impl Store {
                 r.get::<_, Option<f64>>(7)?,
                 r.get::<_, i64>(8)?,
                 r.get::<_, Option<i64>>(9)?,
+                r.get::<_, Option<String>>(10)?,
             ))
         })?;
         let mut out = Vec::new();
         for row in rows {
-            let (id, name, spec, role, state, archived, build_log, llr, pairs, against) = row?;
+            let (id, name, spec, role, state, archived, build_log, llr, pairs, against, seal) =
+                row?;
             out.push(Bot {
                 id,
                 name,
@@ -367,6 +376,7 @@ impl Store {
                 llr,
                 verdict_pairs: pairs as u64,
                 against,
+                seal,
             });
         }
         Ok(out)
@@ -417,6 +427,12 @@ impl Store {
             "UPDATE bots SET state = 'failed', build_log = ?2 WHERE id = ?1",
             params![id, log],
         )?;
+        Ok(())
+    }
+
+    pub fn set_seal(&self, id: BotId, seal: &str) -> Result<()> {
+        self.conn
+            .execute("UPDATE bots SET seal = ?2 WHERE id = ?1", params![id, seal])?;
         Ok(())
     }
 
