@@ -1801,3 +1801,43 @@ fn a_version_2_database_gains_seals() {
     let json = show_json(&dir);
     assert!(json["retired"].as_array().unwrap().is_empty(), "{json}");
 }
+
+/// `add` starts an exec bot once (its `init` for the league's first case, in its
+/// sandbox, as `run` would) and refuses one that cannot start, exit 2, naming why and
+/// the end of its stderr: a missing file, a syntax error, a missing program. A refused
+/// bot is not recorded, so its name is free for the fixed version.
+#[test]
+fn a_bot_that_cannot_start_is_refused_at_add() {
+    if !common::have("python3") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4", "3", &[("greedy", "greedy", true)]);
+    limits(&dir, &[("sandbox", "\"off\"")]);
+    std::fs::write(tmp.path().join("syntax.py"), "import sys\nprint('oops'\n").unwrap();
+    for (spec, said) in [
+        ("exec:python3 doesnotexist.py", "No such file"),
+        ("exec:python3 syntax.py", "SyntaxError"),
+        ("exec:./no-such-program", "not found"),
+    ] {
+        let out = arena()
+            .current_dir(tmp.path())
+            .args(["league", "add", s(&dir), "bad", spec])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{spec} not refused: {err}");
+        assert!(
+            err.contains("cannot start")
+                && err.contains("the end of its stderr")
+                && err.contains(said),
+            "{spec}: {err}"
+        );
+    }
+    let json = show_json(&dir);
+    assert!(json.to_string().find("\"bad\"").is_none(), "{json}");
+    add_copied(tmp.path(), &dir, &[("bad", "v1.py")]);
+    run(&dir, &["--games", "20", "--concurrency", "2"]);
+    assert_eq!(show_json(&dir)["games"].as_u64(), Some(20));
+}

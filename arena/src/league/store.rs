@@ -21,8 +21,9 @@ use crate::record::{Score, Side, Termination};
 mod chunk;
 use crate::stats::{Pentanomial, Wdl};
 
-/// A bot's number: its order of addition, never reused. The lower id of a pair is its
-/// agent A.
+/// A bot's number: its order of addition, never reused once it is added (a bot `add`
+/// refused leaves no row, no copy and no game: its number may be given again). The
+/// lower id of a pair is its agent A.
 pub type BotId = i64;
 
 /// One step of the schema: SQL, or code where rows must be rewritten.
@@ -406,6 +407,23 @@ impl Store {
             params![name, spec, role.as_str(), state.as_str(), now],
         )?;
         Ok(self.conn.last_insert_rowid())
+    }
+
+    /// Removes a bot that never played (one `add` refused): its name is free again.
+    pub fn remove_unplayed(&self, id: BotId) -> Result<()> {
+        let tx = self.write()?;
+        let played: i64 = tx.query_row(
+            "SELECT count(*) FROM pairs WHERE a = ?1 OR b = ?1",
+            [id],
+            |r| r.get(0),
+        )?;
+        if played > 0 {
+            bail!("bot {id} has games: it stays in the league");
+        }
+        tx.execute("DELETE FROM llr_path WHERE bot = ?1", [id])?;
+        tx.execute("DELETE FROM bots WHERE id = ?1", [id])?;
+        tx.commit()?;
+        Ok(())
     }
 
     pub fn set_spec(&self, id: BotId, spec: &str) -> Result<()> {
