@@ -1841,3 +1841,78 @@ fn a_bot_that_cannot_start_is_refused_at_add() {
     run(&dir, &["--games", "20", "--concurrency", "2"]);
     assert_eq!(show_json(&dir)["games"].as_u64(), Some(20));
 }
+
+/// A bot that starts at `add` (its probe is the league's first case) and then cannot
+/// start in the second case is `failed` within 10 s of the run's start, after
+/// `start_failures` start-up failures in a row there, with the end of its stderr on
+/// `show`; it leaves the standings, and the other bots keep playing.
+#[test]
+fn a_bot_that_fails_to_start_while_running_is_failed_within_10_s() {
+    if !common::have("python3") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(
+        &dir,
+        "5,4 7,5",
+        "3",
+        &[("greedy", "greedy", true), ("random", "random", true)],
+    );
+    limits(&dir, &[("sandbox", "\"off\"")]);
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/league/v1.py");
+    let text = std::fs::read_to_string(fixture).unwrap();
+    let picky = text.replacen(
+        "            n, h = int(read_line()), int(read_line())\n",
+        "            n, h = int(read_line()), int(read_line())\n            if (n, h) != (5, 4):\n                sys.stderr.write(f'only case 5,4, not {n},{h}\\n')\n                sys.exit(3)\n",
+        1,
+    );
+    assert_ne!(picky, text, "the fixture changed");
+    std::fs::write(tmp.path().join("picky.py"), picky).unwrap();
+    let out = arena()
+        .current_dir(tmp.path())
+        .args(["league", "add", s(&dir), "picky", "exec:python3 picky.py"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    add_copied(tmp.path(), &dir, &[("v2", "v2.py")]);
+    let began = Instant::now();
+    let mut child = spawn_run(&dir, &["--games", "400", "--concurrency", "2"], &[]);
+    let failed = loop {
+        let json = show_json(&dir);
+        let found = json["retired"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["bot"] == "picky" && r["state"] == "failed")
+            .cloned();
+        if let Some(row) = found {
+            break row;
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(10),
+            "picky not failed after 10 s: {json}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    eprintln!("picky failed after {:?}", began.elapsed());
+    let log = failed["log"].as_str().unwrap();
+    assert!(
+        log.contains("start-up failures in a row in case 7,5"),
+        "{log}"
+    );
+    assert!(log.contains("only case 5,4, not 7,5"), "{log}");
+    let status = child.wait().unwrap();
+    assert!(status.success(), "run: {status}");
+    let json = show_json(&dir);
+    let rows = json["rows"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["bot"] != "picky"), "{json}");
+    let v2 = rows.iter().find(|r| r["bot"] == "v2").unwrap();
+    assert!(v2["games"].as_u64().unwrap() > 100, "{v2}");
+    let table = ok(&["league", "show", s(&dir)]);
+    assert!(table.contains("only case 5,4, not 7,5"), "{table}");
+}
