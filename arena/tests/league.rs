@@ -1916,3 +1916,39 @@ fn a_bot_that_fails_to_start_while_running_is_failed_within_10_s() {
     let table = ok(&["league", "show", s(&dir)]);
     assert!(table.contains("only case 5,4, not 7,5"), "{table}");
 }
+
+/// `promote`, `reject`, `archive` and `rename` say what they did, `reject` of a
+/// benchmark names it a benchmark, and `show` names the league's logs folder.
+#[test]
+fn commands_print_what_they_did() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(
+        &dir,
+        "5,4",
+        "3",
+        &[("greedy", "greedy", true), ("random", "random", false)],
+    );
+    let said = |args: &[&str]| {
+        let mut all = vec!["league", args[0], s(&dir)];
+        all.extend_from_slice(&args[1..]);
+        ok(&all)
+    };
+    assert_eq!(
+        said(&["reject", "greedy"]),
+        "rejected benchmark \"greedy\": it leaves the pool of benchmarks and plays no more (its games stay)\n"
+    );
+    assert!(
+        said(&["promote", "random"])
+            .starts_with("promoted \"random\" (a running candidate) to a benchmark")
+    );
+    assert!(said(&["archive", "random"]).starts_with("archived \"random\""));
+    assert!(said(&["archive", "random", "--undo"]).starts_with("\"random\" is back"));
+    assert_eq!(
+        said(&["rename", "random", "rnd"]),
+        "renamed \"random\" to \"rnd\"\n"
+    );
+    let table = said(&["show"]);
+    let logs = dir.join("logs").display().to_string();
+    assert!(table.contains(&format!("logs: {logs}")), "{table}");
+}

@@ -335,38 +335,57 @@ fn run_build(cmd: &str, folder: &Path, limits: &crate::setup::Limits) -> Result<
     }
 }
 
-/// `promote`: a candidate joins the benchmarks (its author's decision, whatever its verdict).
-pub fn promote(league: &League, name: &str) -> Result<()> {
+/// `promote`: a candidate joins the benchmarks (its author's decision, whatever its
+/// verdict). Returns what it did.
+pub fn promote(league: &League, name: &str) -> Result<String> {
     let bot = league.store.bot(name)?;
     if bot.state == State::Failed {
-        bail!("bot {name:?} failed its build; add a fixed version instead");
+        bail!("bot {name:?} failed; add a fixed version instead");
     }
     if bot.role == Role::Benchmark {
         bail!("bot {name:?} is a benchmark already");
     }
     league
         .store
-        .set_role(bot.id, Role::Benchmark, State::Active)
+        .set_role(bot.id, Role::Benchmark, State::Active)?;
+    Ok(format!(
+        "promoted {name:?} (a {} candidate) to a benchmark: candidates are measured against it\n",
+        bot.state.as_str()
+    ))
 }
 
 /// `reject`: a candidate stops being evaluated (a benchmark becomes a rejected candidate:
-/// it leaves the pool).
-pub fn reject(league: &League, name: &str) -> Result<()> {
+/// it leaves the pool). Returns what it did, naming a benchmark as one.
+pub fn reject(league: &League, name: &str) -> Result<String> {
     let bot = league.store.bot(name)?;
     league
         .store
-        .set_role(bot.id, Role::Candidate, State::Rejected)
+        .set_role(bot.id, Role::Candidate, State::Rejected)?;
+    Ok(if bot.role == Role::Benchmark {
+        format!(
+            "rejected benchmark {name:?}: it leaves the pool of benchmarks and plays no more (its games stay)\n"
+        )
+    } else {
+        format!("rejected candidate {name:?}: its evaluation stops (its games stay)\n")
+    })
 }
 
-/// `archive`: the bot plays no more and leaves the standings; its games stay.
-pub fn archive(league: &League, name: &str, undo: bool) -> Result<()> {
+/// `archive`: the bot plays no more and leaves the standings; its games stay. Returns
+/// what it did.
+pub fn archive(league: &League, name: &str, undo: bool) -> Result<String> {
     let bot = league.store.bot(name)?;
-    league.store.set_archived(bot.id, !undo)
+    league.store.set_archived(bot.id, !undo)?;
+    Ok(if undo {
+        format!("{name:?} is back: it plays and is in the standings again\n")
+    } else {
+        format!("archived {name:?}: it plays no more and leaves the standings (its games stay)\n")
+    })
 }
 
-/// `rename`: only the name changes (games are stored by bot id).
-pub fn rename(league: &League, old: &str, new: &str) -> Result<()> {
+/// `rename`: only the name changes (games are stored by bot id). Returns what it did.
+pub fn rename(league: &League, old: &str, new: &str) -> Result<String> {
     check_name(new)?;
     let bot = league.store.bot(old)?;
-    league.store.rename(bot.id, new)
+    league.store.rename(bot.id, new)?;
+    Ok(format!("renamed {old:?} to {new:?}\n"))
 }
