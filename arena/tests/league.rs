@@ -1757,8 +1757,8 @@ fn add_copied(work: &Path, dir: &Path, bots: &[(&str, &str)]) {
 }
 
 /// A league from before copies were sealed (schema version 2) is migrated by the next
-/// writing command: its bots keep playing unchecked (nothing recorded their files),
-/// and a bot added since is sealed.
+/// writing command (and gains the forfeit counts of schema 4): its bots keep playing
+/// unchecked (nothing recorded their files), and a bot added since is sealed.
 #[test]
 fn a_version_2_database_gains_seals() {
     if !common::have("python3") {
@@ -1770,8 +1770,10 @@ fn a_version_2_database_gains_seals() {
     limits(&dir, &[("sandbox", "\"off\"")]);
     add_copied(tmp.path(), &dir, &[("v1", "v1.py")]);
     let conn = rusqlite::Connection::open(dir.join("league.db")).unwrap();
-    conn.execute_batch("ALTER TABLE bots DROP COLUMN seal; PRAGMA user_version = 2;")
-        .unwrap();
+    conn.execute_batch(
+        "DROP TABLE forfeits; ALTER TABLE bots DROP COLUMN seal; PRAGMA user_version = 2;",
+    )
+    .unwrap();
     drop(conn);
     add_copied(tmp.path(), &dir, &[("v2", "v2.py")]);
     let conn = rusqlite::Connection::open(dir.join("league.db")).unwrap();
@@ -1915,6 +1917,31 @@ fn a_bot_that_fails_to_start_while_running_is_failed_within_10_s() {
     assert!(v2["games"].as_u64().unwrap() > 100, "{v2}");
     let table = ok(&["league", "show", s(&dir)]);
     assert!(table.contains("only case 5,4, not 7,5"), "{table}");
+    // Its forfeits by kind, counted as the games were committed.
+    let retired = json["retired"].as_array().unwrap();
+    let picky = retired.iter().find(|r| r["bot"] == "picky").unwrap();
+    let startups = picky["forfeits"]["startup"].as_u64().unwrap_or(0);
+    assert!(startups >= 3, "{picky}");
+    assert!(
+        table.contains(&format!("  picky: startup {startups}")),
+        "{table}"
+    );
+    // A schema-3 league (no forfeit counts) gets the same counts from its stored games
+    // at its next writing command (migration 4).
+    let conn = rusqlite::Connection::open(dir.join("league.db")).unwrap();
+    conn.execute_batch("DROP TABLE forfeits; PRAGMA user_version = 3;")
+        .unwrap();
+    drop(conn);
+    ok(&["league", "rename", s(&dir), "v2", "v2b"]);
+    let again = show_json(&dir);
+    assert_eq!(again["retired"], json["retired"]);
+    let v2b = again["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["bot"] == "v2b")
+        .unwrap();
+    assert_eq!(v2b["forfeits"], v2["forfeits"]);
 }
 
 /// `promote`, `reject`, `archive` and `rename` say what they did, `reject` of a

@@ -89,7 +89,53 @@ pub const MIGRATIONS: &[Migration] = &[
     // 3: each bot's stored copy sealed at `add` (`league::seal`): NULL for a bot added
     // before, whose copy is not checked (nothing recorded what it was).
     Migration::Sql("ALTER TABLE bots ADD COLUMN seal TEXT;"),
+    // 4: each bot's forfeits by kind (timeout, crash, startup, ...), kept with every
+    // batch as the other aggregates are, filled from the stored games.
+    Migration::Code(forfeits_from_games),
 ];
+
+/// Migration 4: the `forfeits` aggregate, counted from every stored game.
+fn forfeits_from_games(tx: &rusqlite::Transaction<'_>) -> Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE forfeits(
+            bot INTEGER NOT NULL, kind TEXT NOT NULL, n INTEGER NOT NULL,
+            PRIMARY KEY(bot, kind)
+        ) WITHOUT ROWID;",
+    )?;
+    let mut counts: BTreeMap<(BotId, String), u64> = BTreeMap::new();
+    {
+        let mut stmt = tx.prepare(&format!("SELECT {} FROM chunks", chunk::COLUMNS))?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let c = chunk::Chunk::of(r)?;
+            c.each(|i, text| {
+                let game = c.game(i, text)?;
+                let bot = match game.forfeit.as_str() {
+                    "a" => c.a,
+                    "b" => c.b,
+                    _ => return Ok(()),
+                };
+                *counts.entry((bot, game.termination)).or_default() += 1;
+                Ok(())
+            })?;
+        }
+    }
+    add_forfeits(tx, &counts)
+}
+
+fn add_forfeits(
+    tx: &rusqlite::Transaction<'_>,
+    counts: &BTreeMap<(BotId, String), u64>,
+) -> Result<()> {
+    let mut upsert = tx.prepare_cached(
+        "INSERT INTO forfeits(bot, kind, n) VALUES (?1, ?2, ?3)
+         ON CONFLICT(bot, kind) DO UPDATE SET n = n + excluded.n",
+    )?;
+    for ((bot, kind), n) in counts {
+        upsert.execute(params![bot, kind, *n as i64])?;
+    }
+    Ok(())
+}
 
 /// What a bot is in the league.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -541,9 +587,23 @@ impl Store {
                     .push_game_score(game.score_a.as_f64())?;
             }
         }
+        let mut forfeits: BTreeMap<(BotId, String), u64> = BTreeMap::new();
+        for p in played {
+            for game in &p.games {
+                let bot = match game.forfeit {
+                    Some(Side::A) => p.a,
+                    Some(Side::B) => p.b,
+                    None => continue,
+                };
+                *forfeits
+                    .entry((bot, game.termination.as_str().to_owned()))
+                    .or_default() += 1;
+            }
+        }
         let tx = self.write()?;
         {
             chunk::write(&tx, played)?;
+            add_forfeits(&tx, &forfeits)?;
             let mut upsert = tx.prepare_cached(
                 "INSERT INTO pairs(a, b, next_g, w, d, l, p0, p1, p2, p3, p4)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
@@ -588,6 +648,26 @@ impl Store {
         crate::runfile::fault::point("league-commit");
         tx.commit()?;
         Ok(())
+    }
+
+    /// Each bot's forfeits by kind (`timeout`, `crash`, `startup`, ...).
+    pub fn forfeits(&self) -> Result<BTreeMap<BotId, BTreeMap<String, u64>>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT bot, kind, n FROM forfeits ORDER BY bot, kind")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, i64>(2)?,
+            ))
+        })?;
+        let mut out: BTreeMap<BotId, BTreeMap<String, u64>> = BTreeMap::new();
+        for row in rows {
+            let (bot, kind, n) = row?;
+            out.entry(bot).or_default().insert(kind, n as u64);
+        }
+        Ok(out)
     }
 
     /// Every pair of bots that played, with its counts.
