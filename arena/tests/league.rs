@@ -1692,3 +1692,290 @@ fn the_page_refuses_a_request_for_another_host() {
         assert!(answer.contains("standings"), "{host}: {answer}");
     }
 }
+
+/// A stored copy is sealed at `add`: a bot whose `lg/bots/<id>/` file was edited
+/// afterwards is refused by the next `run` before any process of it starts (it becomes
+/// `failed`, and `show` names the file), while the other bots play.
+#[test]
+fn an_edited_stored_copy_is_refused() {
+    if !common::have("python3") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4", "3", &[("greedy", "greedy", true)]);
+    limits(&dir, &[("sandbox", "\"off\"")]);
+    add_copied(tmp.path(), &dir, &[("v1", "v1.py"), ("v2", "v2.py")]);
+    let stored = dir.join("bots/2/v1.py");
+    let text = std::fs::read_to_string(&stored).unwrap();
+    std::fs::write(&stored, format!("{text}\n# edited after add\n")).unwrap();
+    run(&dir, &["--games", "40", "--concurrency", "2"]);
+    let json = show_json(&dir);
+    let retired = json["retired"].as_array().unwrap();
+    let v1 = retired
+        .iter()
+        .find(|r| r["bot"] == "v1")
+        .expect("v1 retired");
+    assert_eq!(v1["state"], "failed", "{v1}");
+    assert!(
+        v1["log"]
+            .as_str()
+            .unwrap()
+            .contains("files changed since add: v1.py"),
+        "{v1}"
+    );
+    let text = ok(&["league", "show", s(&dir)]);
+    assert!(text.contains("files changed since add: v1.py"), "{text}");
+    assert!(!dir.join("logs/1-2").exists(), "v1 was started");
+    let pairs = export(&dir, &tmp.path().join("out"));
+    assert!(
+        pairs.keys().all(|p| !p.contains("v1")),
+        "{:?}",
+        pairs.keys()
+    );
+    assert_eq!(pairs.get("greedy vs v2").map(|t| rows(t).len()), Some(40));
+}
+
+/// Adds fixture bots (name, file of `tests/fixtures/league`) by a relative path from
+/// `work`, so the league stores a copy of each (an absolute path is not copied).
+fn add_copied(work: &Path, dir: &Path, bots: &[(&str, &str)]) {
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/league");
+    for (name, file) in bots {
+        std::fs::copy(fixtures.join(file), work.join(file)).unwrap();
+        let spec = format!("exec:python3 {file}");
+        let out = arena()
+            .current_dir(work)
+            .args(["league", "add", s(dir), name, &spec])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// A league from before copies were sealed (schema version 2) is migrated by the next
+/// writing command (and gains the forfeit counts of schema 4): its bots keep playing
+/// unchecked (nothing recorded their files), and a bot added since is sealed.
+#[test]
+fn a_version_2_database_gains_seals() {
+    if !common::have("python3") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4", "3", &[("greedy", "greedy", true)]);
+    limits(&dir, &[("sandbox", "\"off\"")]);
+    add_copied(tmp.path(), &dir, &[("v1", "v1.py")]);
+    let conn = rusqlite::Connection::open(dir.join("league.db")).unwrap();
+    conn.execute_batch(
+        "DROP TABLE forfeits; ALTER TABLE bots DROP COLUMN seal; PRAGMA user_version = 2;",
+    )
+    .unwrap();
+    drop(conn);
+    add_copied(tmp.path(), &dir, &[("v2", "v2.py")]);
+    let conn = rusqlite::Connection::open(dir.join("league.db")).unwrap();
+    let v: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(v as usize, arena::league::store::MIGRATIONS.len());
+    let sealed: Vec<(String, bool)> = conn
+        .prepare("SELECT name, seal IS NOT NULL FROM bots ORDER BY id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap();
+    drop(conn);
+    let expect = [("greedy", false), ("v1", false), ("v2", true)];
+    assert_eq!(
+        sealed,
+        expect.map(|(n, b)| (n.to_owned(), b)).to_vec(),
+        "which bots are sealed"
+    );
+    // v1's copy, unsealed, is not checked: an edit does not stop it.
+    let stored = dir.join("bots/2/v1.py");
+    let text = std::fs::read_to_string(&stored).unwrap();
+    std::fs::write(&stored, format!("{text}\n# edited\n")).unwrap();
+    run(&dir, &["--games", "40", "--concurrency", "2"]);
+    let json = show_json(&dir);
+    assert!(json["retired"].as_array().unwrap().is_empty(), "{json}");
+}
+
+/// `add` starts an exec bot once (its `init` for the league's first case, in its
+/// sandbox, as `run` would) and refuses one that cannot start, exit 2, naming why and
+/// the end of its stderr: a missing file, a syntax error, a missing program. A refused
+/// bot is not recorded, so its name is free for the fixed version.
+#[test]
+fn a_bot_that_cannot_start_is_refused_at_add() {
+    if !common::have("python3") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4", "3", &[("greedy", "greedy", true)]);
+    limits(&dir, &[("sandbox", "\"off\"")]);
+    std::fs::write(tmp.path().join("syntax.py"), "import sys\nprint('oops'\n").unwrap();
+    for (spec, said) in [
+        ("exec:python3 doesnotexist.py", "No such file"),
+        ("exec:python3 syntax.py", "SyntaxError"),
+        ("exec:./no-such-program", "not found"),
+    ] {
+        let out = arena()
+            .current_dir(tmp.path())
+            .args(["league", "add", s(&dir), "bad", spec])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{spec} not refused: {err}");
+        assert!(
+            err.contains("cannot start")
+                && err.contains("the end of its stderr")
+                && err.contains(said),
+            "{spec}: {err}"
+        );
+    }
+    let json = show_json(&dir);
+    assert!(json.to_string().find("\"bad\"").is_none(), "{json}");
+    add_copied(tmp.path(), &dir, &[("bad", "v1.py")]);
+    run(&dir, &["--games", "20", "--concurrency", "2"]);
+    assert_eq!(show_json(&dir)["games"].as_u64(), Some(20));
+}
+
+/// A bot that starts at `add` (its probe is the league's first case) and then cannot
+/// start in the second case is `failed` within 10 s of the run's start, after
+/// `start_failures` start-up failures in a row there, with the end of its stderr on
+/// `show`; it leaves the standings, and the other bots keep playing.
+#[test]
+fn a_bot_that_fails_to_start_while_running_is_failed_within_10_s() {
+    if !common::have("python3") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(
+        &dir,
+        "5,4 7,5",
+        "3",
+        &[("greedy", "greedy", true), ("random", "random", true)],
+    );
+    limits(&dir, &[("sandbox", "\"off\"")]);
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/league/v1.py");
+    let text = std::fs::read_to_string(fixture).unwrap();
+    let picky = text.replacen(
+        "            n, h = int(read_line()), int(read_line())\n",
+        "            n, h = int(read_line()), int(read_line())\n            if (n, h) != (5, 4):\n                sys.stderr.write(f'only case 5,4, not {n},{h}\\n')\n                sys.exit(3)\n",
+        1,
+    );
+    assert_ne!(picky, text, "the fixture changed");
+    std::fs::write(tmp.path().join("picky.py"), picky).unwrap();
+    let out = arena()
+        .current_dir(tmp.path())
+        .args(["league", "add", s(&dir), "picky", "exec:python3 picky.py"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    add_copied(tmp.path(), &dir, &[("v2", "v2.py")]);
+    let began = Instant::now();
+    let mut child = spawn_run(&dir, &["--games", "400", "--concurrency", "2"], &[]);
+    let failed = loop {
+        let json = show_json(&dir);
+        let found = json["retired"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["bot"] == "picky" && r["state"] == "failed")
+            .cloned();
+        if let Some(row) = found {
+            break row;
+        }
+        assert!(
+            began.elapsed() < Duration::from_secs(10),
+            "picky not failed after 10 s: {json}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    eprintln!("picky failed after {:?}", began.elapsed());
+    let log = failed["log"].as_str().unwrap();
+    assert!(
+        log.contains("start-up failures in a row in case 7,5"),
+        "{log}"
+    );
+    assert!(log.contains("only case 5,4, not 7,5"), "{log}");
+    let status = child.wait().unwrap();
+    assert!(status.success(), "run: {status}");
+    let json = show_json(&dir);
+    let rows = json["rows"].as_array().unwrap();
+    assert!(rows.iter().all(|r| r["bot"] != "picky"), "{json}");
+    let v2 = rows.iter().find(|r| r["bot"] == "v2").unwrap();
+    assert!(v2["games"].as_u64().unwrap() > 100, "{v2}");
+    let table = ok(&["league", "show", s(&dir)]);
+    assert!(table.contains("only case 5,4, not 7,5"), "{table}");
+    // Its forfeits by kind, counted as the games were committed.
+    let retired = json["retired"].as_array().unwrap();
+    let picky = retired.iter().find(|r| r["bot"] == "picky").unwrap();
+    let startups = picky["forfeits"]["startup"].as_u64().unwrap_or(0);
+    assert!(startups >= 3, "{picky}");
+    assert!(
+        table.contains(&format!("  picky: startup {startups}")),
+        "{table}"
+    );
+    // A schema-3 league (no forfeit counts) gets the same counts from its stored games
+    // at its next writing command (migration 4).
+    let conn = rusqlite::Connection::open(dir.join("league.db")).unwrap();
+    conn.execute_batch("DROP TABLE forfeits; PRAGMA user_version = 3;")
+        .unwrap();
+    drop(conn);
+    ok(&["league", "rename", s(&dir), "v2", "v2b"]);
+    let again = show_json(&dir);
+    assert_eq!(again["retired"], json["retired"]);
+    let v2b = again["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["bot"] == "v2b")
+        .unwrap();
+    assert_eq!(v2b["forfeits"], v2["forfeits"]);
+}
+
+/// `promote`, `reject`, `archive` and `rename` say what they did, `reject` of a
+/// benchmark names it a benchmark, and `show` names the league's logs folder.
+#[test]
+fn commands_print_what_they_did() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(
+        &dir,
+        "5,4",
+        "3",
+        &[("greedy", "greedy", true), ("random", "random", false)],
+    );
+    let said = |args: &[&str]| {
+        let mut all = vec!["league", args[0], s(&dir)];
+        all.extend_from_slice(&args[1..]);
+        ok(&all)
+    };
+    assert_eq!(
+        said(&["reject", "greedy"]),
+        "rejected benchmark \"greedy\": it leaves the pool of benchmarks and plays no more (its games stay)\n"
+    );
+    assert!(
+        said(&["promote", "random"])
+            .starts_with("promoted \"random\" (a running candidate) to a benchmark")
+    );
+    assert!(said(&["archive", "random"]).starts_with("archived \"random\""));
+    assert!(said(&["archive", "random", "--undo"]).starts_with("\"random\" is back"));
+    assert_eq!(
+        said(&["rename", "random", "rnd"]),
+        "renamed \"random\" to \"rnd\"\n"
+    );
+    let table = said(&["show"]);
+    let logs = dir.join("logs").display().to_string();
+    assert!(table.contains(&format!("logs: {logs}")), "{table}");
+}

@@ -21,8 +21,7 @@ fn arena(cwd: &Path, args: &[&str]) -> std::process::Output {
 fn a_build_runs_in_the_sandbox_in_the_copy_and_what_it_writes_stays() {
     let tmp = TempDir::new().unwrap();
     let home = tmp.path();
-    std::fs::create_dir(home.join("cbot")).unwrap();
-    std::fs::write(home.join("cbot/source.txt"), "v1").unwrap();
+    let source = c_bot_source(home);
     std::fs::write(home.join("secret.txt"), "seed = 42").unwrap();
     let out = arena(
         home,
@@ -35,7 +34,7 @@ fn a_build_runs_in_the_sandbox_in_the_copy_and_what_it_writes_stays() {
     let build = "test \"$(id -u)\" != 0 && ! test -e ../../../../secret.txt \
          && ! test -e ../../../../cbot/source.txt && test -e ../../../../lg \
          && ! test -e ../../../../lg/league.db \
-         && test -e source.txt && cp source.txt bot && echo built";
+         && test -e source.txt && cp source.txt bot && chmod +x bot && echo built";
     let out = arena(
         home,
         &[
@@ -56,7 +55,7 @@ fn a_build_runs_in_the_sandbox_in_the_copy_and_what_it_writes_stays() {
         stdout.contains(&copy.join("bot").display().to_string()),
         "{stdout}"
     );
-    assert_eq!(std::fs::read_to_string(copy.join("bot")).unwrap(), "v1");
+    assert_eq!(std::fs::read_to_string(copy.join("bot")).unwrap(), source);
     // The author's working copy is untouched, and the copy is the arena's again.
     assert!(!work.join("bot").exists());
     use std::os::unix::fs::MetadataExt;
@@ -158,6 +157,21 @@ fn a_build_that_writes_more_than_its_disk_cap_fails_and_leaves_the_copy_as_it_wa
     assert!(!copy.join("fits").exists() && !copy.join("big").exists());
 }
 
+/// `home/cbot/` holding `source.txt`, which a build copies to the program `bot`: a
+/// script that runs the Python example beside it (`add` starts a bot once, so what a
+/// build makes must be one). Returns the script.
+fn c_bot_source(home: &Path) -> String {
+    std::fs::create_dir(home.join("cbot")).unwrap();
+    std::fs::copy(
+        repo("examples/python/dominoes_bot.py"),
+        home.join("cbot/bot.py"),
+    )
+    .unwrap();
+    let script = "#!/bin/sh\nexec python3 \"$(dirname \"$0\")/bot.py\"\n".to_owned();
+    std::fs::write(home.join("cbot/source.txt"), &script).unwrap();
+    script
+}
+
 fn repo(path: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(path)
 }
@@ -242,6 +256,11 @@ fn a_link_out_of_the_bots_folder_is_refused_at_add_and_at_run() {
     );
     std::fs::remove_file(&data).unwrap();
     std::os::unix::fs::symlink("../..", &data).unwrap();
+    // As an older arena's add left it, unsealed (a sealed copy that changed is failed
+    // before its links are looked at: `an_edited_stored_copy_is_refused`).
+    let db = rusqlite::Connection::open(home.join("lg/league.db")).unwrap();
+    db.execute("UPDATE bots SET seal = NULL", []).unwrap();
+    drop(db);
     let out = arena(home, &["league", "run", "lg", "--games", "4", "--quiet"]);
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "not refused: {err}");
@@ -316,8 +335,7 @@ fn a_builds_copy_back_keeps_holes_and_strips_unsafe_modes() {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let tmp = TempDir::new().unwrap();
     let home = tmp.path();
-    std::fs::create_dir(home.join("cbot")).unwrap();
-    std::fs::write(home.join("cbot/source.txt"), "v1").unwrap();
+    c_bot_source(home);
     let out = arena(
         home,
         &["league", "init", "lg", "--game", "dominoes", "--seed", "1"],
@@ -325,7 +343,7 @@ fn a_builds_copy_back_keeps_holes_and_strips_unsafe_modes() {
     assert!(out.status.success(), "{out:?}");
     let build = "truncate -s 1G holes && echo data > open && chmod 0666 open \
          && mkdir shared && chmod 1777 shared && cp source.txt setid && chmod 6755 setid \
-         && cp source.txt bot";
+         && cp source.txt bot && chmod +x bot";
     let out = arena(
         home,
         &[

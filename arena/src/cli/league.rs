@@ -195,12 +195,18 @@ pub fn run(args: LeagueArgs) -> Result<()> {
                 )),
             }
         }
-        LeagueCommand::Promote(a) => league::bots::promote(&League::open(&a.dir)?, &a.name),
-        LeagueCommand::Reject(a) => league::bots::reject(&League::open(&a.dir)?, &a.name),
-        LeagueCommand::Archive(a) => league::bots::archive(&League::open(&a.dir)?, &a.name, a.undo),
-        LeagueCommand::Rename(a) => {
-            league::bots::rename(&League::open(&a.dir)?, &a.name, &a.new_name)
-        }
+        LeagueCommand::Promote(a) => emit(&league::bots::promote(&League::open(&a.dir)?, &a.name)?),
+        LeagueCommand::Reject(a) => emit(&league::bots::reject(&League::open(&a.dir)?, &a.name)?),
+        LeagueCommand::Archive(a) => emit(&league::bots::archive(
+            &League::open(&a.dir)?,
+            &a.name,
+            a.undo,
+        )?),
+        LeagueCommand::Rename(a) => emit(&league::bots::rename(
+            &League::open(&a.dir)?,
+            &a.name,
+            &a.new_name,
+        )?),
         LeagueCommand::Run(a) => {
             league::run::run(
                 &a.dir,
@@ -228,7 +234,11 @@ pub fn run(args: LeagueArgs) -> Result<()> {
         LeagueCommand::Show(a) => {
             let s = league::standings::standings(&League::open_read(&a.dir)?)?;
             emit(&match a.format {
-                Format::Table => league::standings::table(&s),
+                Format::Table => format!(
+                    "{}\nlogs: {} (each pair's external bots' stderr in <a>-<b>/, add's start of bot <id> in add-<id>/)\n",
+                    league::standings::table(&s),
+                    a.dir.join(league::LOGS).display()
+                ),
                 Format::Csv => league::standings::csv(&s),
                 Format::Json => serde_json::to_string_pretty(&s)? + "\n",
             })

@@ -121,12 +121,77 @@ pub fn add(
         }
         league.store.set_build_log(id, &log)?;
     }
+    if matches!(parsed, Spec::Exec { .. }) {
+        league.store.set_seal(id, &super::seal::seal(&folder)?)?;
+        // Still `failed` in the table while it is probed: a run never plays it yet.
+        if let Err(why) = probe(league, id, name, &copied) {
+            league.store.remove_unplayed(id)?;
+            let _ = std::fs::remove_dir_all(&folder);
+            return Err(why.context(format!(
+                "bot {name:?} cannot start and is not added (the name stays free)"
+            )));
+        }
+    }
     league.store.set_role(id, role, state)?;
     Ok(Added {
         id,
         spec: copied,
         failed: None,
     })
+}
+
+/// The most of a refused bot's stderr shown, in lines.
+const STDERR_LINES: usize = 20;
+
+/// Starts the bot once as `run` would (its runtime, in the sandbox, with `init` for the
+/// league's first case; `startup_ms` to answer) in the first game of a pair of it with
+/// itself, and refuses it when it cannot start: the reason and the end of its stderr
+/// (`logs/add-<id>/`), control characters written out.
+fn probe(league: &League, id: BotId, name: &str, spec: &str) -> Result<()> {
+    let again = format!("{name} (again)");
+    let plan_bots = [name, again.as_str()].map(|n| super::store::Bot {
+        id,
+        name: n.to_owned(),
+        spec: spec.to_owned(),
+        role: Role::Candidate,
+        state: State::Failed,
+        archived: false,
+        build_log: String::new(),
+        llr: None,
+        verdict_pairs: 0,
+        against: None,
+        seal: None,
+    });
+    // A thinking budget of 1 ms: the game ends at the bot's first move, once `init` was
+    // answered (start-up time is never charged to it), so the probe costs a start, not
+    // a game of a slow bot.
+    let mut config = league.config.clone();
+    config.limits.case_budget_ms = 1;
+    let player = super::play::PairPlayer::new(&config, &plan_bots[0], &plan_bots[1])?;
+    let logs = league.dir.join(super::LOGS).join(format!("add-{id}"));
+    let _ = std::fs::remove_dir_all(&logs);
+    let rt = std::sync::Arc::new(super::play::start_runtime(&player, &logs)?);
+    let record = player.first_game(Some(&rt));
+    rt.shutdown();
+    let record = record?;
+    if record.termination != crate::record::Termination::Startup {
+        return Ok(());
+    }
+    let label = crate::external::label(0, name);
+    let stderr =
+        std::fs::read_to_string(logs.join(format!("stderr-{label}.log"))).unwrap_or_default();
+    let lines: Vec<&str> = stderr.lines().collect();
+    let tail = lines[lines.len().saturating_sub(STDERR_LINES)..].join("\n");
+    bail!(
+        "{}\nthe end of its stderr ({}):\n{}",
+        crate::shown::escape_controls(&record.reason),
+        logs.display(),
+        if tail.is_empty() {
+            "(nothing)".into()
+        } else {
+            crate::shown::escape_controls(&tail)
+        }
+    )
 }
 
 /// Copies every file or folder a relative path of `command` names into `folder`, and
@@ -270,38 +335,57 @@ fn run_build(cmd: &str, folder: &Path, limits: &crate::setup::Limits) -> Result<
     }
 }
 
-/// `promote`: a candidate joins the benchmarks (its author's decision, whatever its verdict).
-pub fn promote(league: &League, name: &str) -> Result<()> {
+/// `promote`: a candidate joins the benchmarks (its author's decision, whatever its
+/// verdict). Returns what it did.
+pub fn promote(league: &League, name: &str) -> Result<String> {
     let bot = league.store.bot(name)?;
     if bot.state == State::Failed {
-        bail!("bot {name:?} failed its build; add a fixed version instead");
+        bail!("bot {name:?} failed; add a fixed version instead");
     }
     if bot.role == Role::Benchmark {
         bail!("bot {name:?} is a benchmark already");
     }
     league
         .store
-        .set_role(bot.id, Role::Benchmark, State::Active)
+        .set_role(bot.id, Role::Benchmark, State::Active)?;
+    Ok(format!(
+        "promoted {name:?} (a {} candidate) to a benchmark: candidates are measured against it\n",
+        bot.state.as_str()
+    ))
 }
 
 /// `reject`: a candidate stops being evaluated (a benchmark becomes a rejected candidate:
-/// it leaves the pool).
-pub fn reject(league: &League, name: &str) -> Result<()> {
+/// it leaves the pool). Returns what it did, naming a benchmark as one.
+pub fn reject(league: &League, name: &str) -> Result<String> {
     let bot = league.store.bot(name)?;
     league
         .store
-        .set_role(bot.id, Role::Candidate, State::Rejected)
+        .set_role(bot.id, Role::Candidate, State::Rejected)?;
+    Ok(if bot.role == Role::Benchmark {
+        format!(
+            "rejected benchmark {name:?}: it leaves the pool of benchmarks and plays no more (its games stay)\n"
+        )
+    } else {
+        format!("rejected candidate {name:?}: its evaluation stops (its games stay)\n")
+    })
 }
 
-/// `archive`: the bot plays no more and leaves the standings; its games stay.
-pub fn archive(league: &League, name: &str, undo: bool) -> Result<()> {
+/// `archive`: the bot plays no more and leaves the standings; its games stay. Returns
+/// what it did.
+pub fn archive(league: &League, name: &str, undo: bool) -> Result<String> {
     let bot = league.store.bot(name)?;
-    league.store.set_archived(bot.id, !undo)
+    league.store.set_archived(bot.id, !undo)?;
+    Ok(if undo {
+        format!("{name:?} is back: it plays and is in the standings again\n")
+    } else {
+        format!("archived {name:?}: it plays no more and leaves the standings (its games stay)\n")
+    })
 }
 
-/// `rename`: only the name changes (games are stored by bot id).
-pub fn rename(league: &League, old: &str, new: &str) -> Result<()> {
+/// `rename`: only the name changes (games are stored by bot id). Returns what it did.
+pub fn rename(league: &League, old: &str, new: &str) -> Result<String> {
     check_name(new)?;
     let bot = league.store.bot(old)?;
-    league.store.rename(bot.id, new)
+    league.store.rename(bot.id, new)?;
+    Ok(format!("renamed {old:?} to {new:?}\n"))
 }

@@ -198,6 +198,7 @@ mod tests {
             llr: None,
             verdict_pairs: 0,
             against: None,
+            seal: None,
         }
     }
 

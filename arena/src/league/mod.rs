@@ -8,7 +8,7 @@
 //!
 //! One module per concern: `config` (league.toml), `store` (SQLite: schema, migrations,
 //! the one writer's batches, aggregates kept in the same transactions), `bots` (add,
-//! copy, build, roles), `matchmaker` (what to play next), `play` (a batch on the task's
+//! copy, build, roles), `seal` (a stored copy's files, checked before it runs), `matchmaker` (what to play next), `play` (a batch on the task's
 //! own engine), `verdict` (the GSPRT of each candidate), `standings` (`show`),
 //! `export` (run directories), `page` (the live page), `run` (the loop).
 
@@ -19,6 +19,7 @@ pub mod matchmaker;
 pub mod page;
 pub mod play;
 pub mod run;
+pub mod seal;
 pub mod standings;
 pub mod store;
 pub mod verdict;

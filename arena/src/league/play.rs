@@ -113,6 +113,15 @@ impl PairPlayer {
         })
     }
 
+    /// The first game (global pair 0, seat 0: the league's first case) alone, as
+    /// [`PairPlayer::play`] would play it: `add`'s probe of a new bot.
+    pub fn first_game(
+        &self,
+        external: Option<&Arc<ExternalRuntime>>,
+    ) -> Result<crate::record::Record> {
+        self.prepared.play(&self.key(0, 0), external, false)
+    }
+
     /// Game `seat` of global pair `g` again, drawn move by move (the page's viewer);
     /// `None` for a pair with an external bot (a stranger's bot need not play the same
     /// game twice, and the page starts no process).
@@ -214,6 +223,11 @@ impl Runtimes {
         Ok(())
     }
 
+    /// Whether the pair of bots `key` has its processes' runtime already.
+    pub fn has(&self, key: (BotId, BotId)) -> bool {
+        self.runtimes.contains_key(&key)
+    }
+
     /// Stops the runtimes of pairs that can no longer play: a bot gone from `bots`,
     /// archived, failed or rejected.
     pub fn keep_playable(&mut self, bots: &[Bot]) {
@@ -239,7 +253,7 @@ impl Runtimes {
 }
 
 /// A pair's runtime for the whole run, its stderr logs in `dir`.
-fn start_runtime(player: &PairPlayer, dir: &std::path::Path) -> Result<ExternalRuntime> {
+pub(super) fn start_runtime(player: &PairPlayer, dir: &std::path::Path) -> Result<ExternalRuntime> {
     let agents = player
         .plan
         .agents

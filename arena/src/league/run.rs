@@ -120,6 +120,8 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
     let mut cost: HashMap<(BotId, BotId), f64> = HashMap::new();
     // Candidates this loop found decided, before the writer records it.
     let mut decided: HashMap<BotId, State> = HashMap::new();
+    // Start-up failures in a row per bot and case, in game order.
+    let mut start_streaks: HashMap<(BotId, u16), u32> = HashMap::new();
     // Only this process writes games, so its own copy of the pairs' counts is exact,
     // including the batch being committed.
     let mut pairs: HashMap<(BotId, BotId), PairStats> = league
@@ -188,6 +190,11 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
             continue;
         }
         idle_said = false;
+        // A bot whose stored copy changed since `add` is failed before any process of
+        // it starts; the table is read again without it.
+        if refuse_changed(&league, &bots, &jobs, &runtimes)? {
+            continue;
+        }
         runtimes.keep_playable(&bots);
         let played = players_for(&mut players, &league, &bots, &jobs).and_then(|ready| {
             runtimes.start(&ready, &jobs, &logs)?;
@@ -210,6 +217,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         };
         measure(&mut cost, &played);
         let played: Vec<PlayedPair> = played.into_iter().map(|(p, _)| p).collect();
+        fail_unstartable(&league, &bots, &played, &mut start_streaks, &logs)?;
         if let Err(e) = count(&mut pairs, &played) {
             failed = Some(e);
             break;
@@ -255,6 +263,98 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         games: recorded,
         seconds,
     })
+}
+
+/// The most of a failed bot's stderr kept with its reason, in lines.
+const STDERR_LINES: usize = 20;
+
+/// Counts each bot's start-up failures in a row in each case over `played` (in game
+/// order; a game the other bot lost at start-up tells nothing) and fails a bot that
+/// reached `start_failures`: it cannot play that case, so it cannot play the league.
+/// Its reason holds the end of its stderr; its games leave the standings with it.
+fn fail_unstartable(
+    league: &League,
+    bots: &[Bot],
+    played: &[PlayedPair],
+    streaks: &mut HashMap<(BotId, u16), u32>,
+    logs: &Path,
+) -> Result<()> {
+    use crate::record::{Side, Termination};
+    let limit = league.config.limits.start_failures.max(1);
+    let mut failing: Vec<(BotId, u16, (BotId, BotId), usize)> = Vec::new();
+    for p in played {
+        for game in &p.games {
+            for (side, id, seat) in [(Side::A, p.a, 0), (Side::B, p.b, 1)] {
+                let streak = streaks.entry((id, p.case)).or_default();
+                if game.termination != Termination::Startup {
+                    *streak = 0;
+                } else if game.forfeit == Some(side) {
+                    *streak += 1;
+                    if *streak == limit {
+                        failing.push((id, p.case, (p.a, p.b), seat));
+                    }
+                }
+            }
+        }
+    }
+    for (id, case, (a, b), seat) in failing {
+        let Some(bot) = bots.iter().find(|b| b.id == id && b.plays()) else {
+            continue;
+        };
+        let log = logs.join(format!("{a}-{b}")).join(format!(
+            "stderr-{}.log",
+            crate::external::label(seat, &bot.name)
+        ));
+        let stderr = std::fs::read_to_string(&log).unwrap_or_default();
+        let lines: Vec<&str> = stderr.lines().collect();
+        let tail = lines[lines.len().saturating_sub(STDERR_LINES)..].join("\n");
+        let case = league
+            .config
+            .cases
+            .get(usize::from(case))
+            .map_or("?", String::as_str);
+        let why = format!(
+            "cannot start: {limit} start-up failures in a row in case {case} (start_failures); \
+             the end of its stderr ({}):\n{}",
+            log.display(),
+            crate::shown::escape_controls(&tail)
+        );
+        eprintln!("bot {:?} is failed: {why}", bot.name);
+        league.store.set_failed(id, &why)?;
+    }
+    Ok(())
+}
+
+/// Checks the stored copy of every bot whose processes `jobs` would start (a pair with
+/// no runtime yet) against its seal; a changed one becomes `failed` ("files changed
+/// since add: PATH"). Whether any was refused.
+fn refuse_changed(
+    league: &League,
+    bots: &[Bot],
+    jobs: &[super::play::Job],
+    runtimes: &Runtimes,
+) -> Result<bool> {
+    let mut starting: Vec<BotId> = jobs
+        .iter()
+        .filter(|j| !runtimes.has((j.a, j.b)))
+        .flat_map(|j| [j.a, j.b])
+        .collect();
+    starting.sort_unstable();
+    starting.dedup();
+    let mut refused = false;
+    for bot in bots.iter().filter(|b| starting.contains(&b.id)) {
+        let Some(seal) = &bot.seal else { continue };
+        let folder = league.dir.join(super::BOTS).join(bot.id.to_string());
+        let why = match super::seal::changed(&folder, seal) {
+            Ok(None) => continue,
+            Ok(Some(path)) => format!("files changed since add: {path}"),
+            Err(e) => format!("files changed since add: {e:#}"),
+        };
+        eprintln!("bot {:?} is failed: {why}", bot.name);
+        league.store.set_failed(bot.id, &why)?;
+        refused = true;
+    }
+    Ok(refused)
 }
 
 /// Waits for a batch; `None` when a stop came and its games in flight did not finish

@@ -3,7 +3,7 @@
 //! state and verdict, and the cross table. Read from the aggregates only, so the cost
 //! does not grow with the games stored.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
 use anyhow::Result;
@@ -62,6 +62,8 @@ pub struct Row {
     pub elo: f64,
     pub elo_low: f64,
     pub elo_high: f64,
+    /// Games it lost by forfeit, by kind (`timeout`, `crash`, `startup`, ...).
+    pub forfeits: BTreeMap<String, u64>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -82,6 +84,7 @@ pub struct Retired {
     pub state: State,
     pub archived: bool,
     pub log: String,
+    pub forfeits: BTreeMap<String, u64>,
 }
 
 /// Points per 100 of the row's bot against the column's, and the games.
@@ -101,6 +104,7 @@ pub struct CrossCell {
 pub fn standings(league: &League) -> Result<Standings> {
     let bots = league.store.bots()?;
     let pairs = league.store.pairs()?;
+    let forfeits = league.store.forfeits()?;
     let sprt = league.config.sprt.sprt()?;
     let (lower, upper) = sprt.bounds();
     let name: HashMap<BotId, &str> = bots.iter().map(|b| (b.id, b.name.as_str())).collect();
@@ -129,6 +133,7 @@ pub fn standings(league: &League) -> Result<Standings> {
                 elo: r.elo,
                 elo_low: r.low,
                 elo_high: r.high,
+                forfeits: forfeits.get(id).cloned().unwrap_or_default(),
             }
         })
         .collect();
@@ -166,6 +171,7 @@ pub fn standings(league: &League) -> Result<Standings> {
             state: b.state,
             archived: b.archived,
             log: crate::shown::escape_controls(&b.build_log).into_owned(),
+            forfeits: forfeits.get(&b.id).cloned().unwrap_or_default(),
         })
         .collect();
     Ok(Standings {
@@ -393,6 +399,20 @@ pub fn table(s: &Standings) -> String {
                 let _ = write!(out, "  {text:>cell$}");
             }
             out.push('\n');
+        }
+    }
+    let forfeited: Vec<(&str, &BTreeMap<String, u64>)> = s
+        .rows
+        .iter()
+        .map(|r| (r.bot.as_str(), &r.forfeits))
+        .chain(s.retired.iter().map(|r| (r.bot.as_str(), &r.forfeits)))
+        .filter(|(_, f)| !f.is_empty())
+        .collect();
+    if !forfeited.is_empty() {
+        out.push_str("\nforfeits (games lost without finishing, by kind):\n");
+        for (bot, kinds) in forfeited {
+            let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
+            let _ = writeln!(out, "  {bot}: {}", kinds.join(", "));
         }
     }
     for r in &s.retired {

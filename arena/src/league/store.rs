@@ -21,8 +21,9 @@ use crate::record::{Score, Side, Termination};
 mod chunk;
 use crate::stats::{Pentanomial, Wdl};
 
-/// A bot's number: its order of addition, never reused. The lower id of a pair is its
-/// agent A.
+/// A bot's number: its order of addition, never reused once it is added (a bot `add`
+/// refused leaves no row, no copy and no game: its number may be given again). The
+/// lower id of a pair is its agent A.
 pub type BotId = i64;
 
 /// One step of the schema: SQL, or code where rows must be rewritten.
@@ -85,7 +86,56 @@ pub const MIGRATIONS: &[Migration] = &[
     // 2: the games of a pair of bots stored by chunk (one row per pair per batch), not
     // by game: a row per game cost the writer more than playing the game.
     Migration::Code(chunk::games_into_chunks),
+    // 3: each bot's stored copy sealed at `add` (`league::seal`): NULL for a bot added
+    // before, whose copy is not checked (nothing recorded what it was).
+    Migration::Sql("ALTER TABLE bots ADD COLUMN seal TEXT;"),
+    // 4: each bot's forfeits by kind (timeout, crash, startup, ...), kept with every
+    // batch as the other aggregates are, filled from the stored games.
+    Migration::Code(forfeits_from_games),
 ];
+
+/// Migration 4: the `forfeits` aggregate, counted from every stored game.
+fn forfeits_from_games(tx: &rusqlite::Transaction<'_>) -> Result<()> {
+    tx.execute_batch(
+        "CREATE TABLE forfeits(
+            bot INTEGER NOT NULL, kind TEXT NOT NULL, n INTEGER NOT NULL,
+            PRIMARY KEY(bot, kind)
+        ) WITHOUT ROWID;",
+    )?;
+    let mut counts: BTreeMap<(BotId, String), u64> = BTreeMap::new();
+    {
+        let mut stmt = tx.prepare(&format!("SELECT {} FROM chunks", chunk::COLUMNS))?;
+        let mut rows = stmt.query([])?;
+        while let Some(r) = rows.next()? {
+            let c = chunk::Chunk::of(r)?;
+            c.each(|i, text| {
+                let game = c.game(i, text)?;
+                let bot = match game.forfeit.as_str() {
+                    "a" => c.a,
+                    "b" => c.b,
+                    _ => return Ok(()),
+                };
+                *counts.entry((bot, game.termination)).or_default() += 1;
+                Ok(())
+            })?;
+        }
+    }
+    add_forfeits(tx, &counts)
+}
+
+fn add_forfeits(
+    tx: &rusqlite::Transaction<'_>,
+    counts: &BTreeMap<(BotId, String), u64>,
+) -> Result<()> {
+    let mut upsert = tx.prepare_cached(
+        "INSERT INTO forfeits(bot, kind, n) VALUES (?1, ?2, ?3)
+         ON CONFLICT(bot, kind) DO UPDATE SET n = n + excluded.n",
+    )?;
+    for ((bot, kind), n) in counts {
+        upsert.execute(params![bot, kind, *n as i64])?;
+    }
+    Ok(())
+}
 
 /// What a bot is in the league.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -142,6 +192,10 @@ pub struct Bot {
     pub llr: Option<f64>,
     pub verdict_pairs: u64,
     pub against: Option<BotId>,
+    /// Its stored copy's files as `add` left them (`league::seal`); `None`: nothing to
+    /// check (a built-in, or a bot added before copies were sealed).
+    #[serde(skip)]
+    pub seal: Option<String>,
 }
 
 impl Bot {
@@ -337,7 +391,7 @@ impl Store {
 
     pub fn bots(&self) -> Result<Vec<Bot>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT id, name, spec, role, state, archived, build_log, llr, verdict_pairs, against FROM bots ORDER BY id",
+            "SELECT id, name, spec, role, state, archived, build_log, llr, verdict_pairs, against, seal FROM bots ORDER BY id",
         )?;
         let rows = stmt.query_map([], |r| {
             Ok((
@@ -351,11 +405,13 @@ impl Store {
                 r.get::<_, Option<f64>>(7)?,
                 r.get::<_, i64>(8)?,
                 r.get::<_, Option<i64>>(9)?,
+                r.get::<_, Option<String>>(10)?,
             ))
         })?;
         let mut out = Vec::new();
         for row in rows {
-            let (id, name, spec, role, state, archived, build_log, llr, pairs, against) = row?;
+            let (id, name, spec, role, state, archived, build_log, llr, pairs, against, seal) =
+                row?;
             out.push(Bot {
                 id,
                 name,
@@ -367,6 +423,7 @@ impl Store {
                 llr,
                 verdict_pairs: pairs as u64,
                 against,
+                seal,
             });
         }
         Ok(out)
@@ -398,6 +455,23 @@ impl Store {
         Ok(self.conn.last_insert_rowid())
     }
 
+    /// Removes a bot that never played (one `add` refused): its name is free again.
+    pub fn remove_unplayed(&self, id: BotId) -> Result<()> {
+        let tx = self.write()?;
+        let played: i64 = tx.query_row(
+            "SELECT count(*) FROM pairs WHERE a = ?1 OR b = ?1",
+            [id],
+            |r| r.get(0),
+        )?;
+        if played > 0 {
+            bail!("bot {id} has games: it stays in the league");
+        }
+        tx.execute("DELETE FROM llr_path WHERE bot = ?1", [id])?;
+        tx.execute("DELETE FROM bots WHERE id = ?1", [id])?;
+        tx.commit()?;
+        Ok(())
+    }
+
     pub fn set_spec(&self, id: BotId, spec: &str) -> Result<()> {
         self.conn
             .execute("UPDATE bots SET spec = ?2 WHERE id = ?1", params![id, spec])?;
@@ -417,6 +491,12 @@ impl Store {
             "UPDATE bots SET state = 'failed', build_log = ?2 WHERE id = ?1",
             params![id, log],
         )?;
+        Ok(())
+    }
+
+    pub fn set_seal(&self, id: BotId, seal: &str) -> Result<()> {
+        self.conn
+            .execute("UPDATE bots SET seal = ?2 WHERE id = ?1", params![id, seal])?;
         Ok(())
     }
 
@@ -507,9 +587,23 @@ impl Store {
                     .push_game_score(game.score_a.as_f64())?;
             }
         }
+        let mut forfeits: BTreeMap<(BotId, String), u64> = BTreeMap::new();
+        for p in played {
+            for game in &p.games {
+                let bot = match game.forfeit {
+                    Some(Side::A) => p.a,
+                    Some(Side::B) => p.b,
+                    None => continue,
+                };
+                *forfeits
+                    .entry((bot, game.termination.as_str().to_owned()))
+                    .or_default() += 1;
+            }
+        }
         let tx = self.write()?;
         {
             chunk::write(&tx, played)?;
+            add_forfeits(&tx, &forfeits)?;
             let mut upsert = tx.prepare_cached(
                 "INSERT INTO pairs(a, b, next_g, w, d, l, p0, p1, p2, p3, p4)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
@@ -554,6 +648,26 @@ impl Store {
         crate::runfile::fault::point("league-commit");
         tx.commit()?;
         Ok(())
+    }
+
+    /// Each bot's forfeits by kind (`timeout`, `crash`, `startup`, ...).
+    pub fn forfeits(&self) -> Result<BTreeMap<BotId, BTreeMap<String, u64>>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT bot, kind, n FROM forfeits ORDER BY bot, kind")?;
+        let rows = stmt.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, i64>(2)?,
+            ))
+        })?;
+        let mut out: BTreeMap<BotId, BTreeMap<String, u64>> = BTreeMap::new();
+        for row in rows {
+            let (bot, kind, n) = row?;
+            out.entry(bot).or_default().insert(kind, n as u64);
+        }
+        Ok(out)
     }
 
     /// Every pair of bots that played, with its counts.
