@@ -1979,3 +1979,41 @@ fn commands_print_what_they_did() {
     let logs = dir.join("logs").display().to_string();
     assert!(table.contains(&format!("logs: {logs}")), "{table}");
 }
+
+/// An exported pair cut short by the league (here `--games 6`: three game pairs over two
+/// cases) has no SPRT in its config: its report says it has fewer games than its
+/// schedule, not that an SPRT stopped it (issue 42, point 8).
+#[test]
+fn an_exported_pair_cut_short_credits_no_sprt() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    ok(&[
+        "league",
+        "init",
+        s(&dir),
+        "--game",
+        "dominoes",
+        "--cases",
+        "5,4 9,7",
+        "--seed",
+        "3",
+    ]);
+    ok(&["league", "add", s(&dir), "greedy", "greedy", "--benchmark"]);
+    ok(&["league", "add", s(&dir), "random", "random", "--benchmark"]);
+    ok(&[
+        "league",
+        "run",
+        s(&dir),
+        "--games",
+        "6",
+        "--concurrency",
+        "1",
+    ]);
+    let out = tmp.path().join("out");
+    ok(&["league", "export", s(&dir), s(&out)]);
+    let page = std::fs::read_to_string(out.join("1-2/report.html")).unwrap();
+    let title = page.lines().find(|l| l.contains("<h1>")).unwrap();
+    assert!(title.contains("6 games"), "{title}");
+    assert!(!title.contains("SPRT"), "{title}");
+    assert!(title.contains("fewer than its scheduled games"), "{title}");
+}

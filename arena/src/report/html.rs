@@ -105,10 +105,12 @@ impl Exporter<Report> for HtmlReport {
             esc(plan.task.name()),
             plan.seed,
             report.games_total,
-            if facts.stopped_early {
-                ", stopped early by the SPRT"
-            } else {
-                ""
+            // A league's exported pair stops where the league stopped it (its verdict,
+            // its interval, Ctrl-C): no SPRT of this run's config is to thank.
+            match (facts.stopped_early, plan.sprt.is_some()) {
+                (false, _) => "",
+                (true, true) => ", stopped early by the SPRT",
+                (true, false) => ", fewer than its scheduled games",
             }
         );
         body.push_str("<p id=\"status\" data-status=\"pending\">The page's script has not run (JavaScript is off, or it failed).</p>\n");
