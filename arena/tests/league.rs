@@ -1228,9 +1228,12 @@ fn the_live_page_in_headless_chromium() {
             ("greedy", "greedy", true),
             ("random", "random", true),
             (hostile, "smart", false),
+            ("gone", "random", false),
         ],
     );
     run(&dir, &["--games", "400"]);
+    // A retired bot: out of the standings, in the page's table of retired bots.
+    ok(&["league", "archive", s(&dir), "gone"]);
     let (mut child, url) = serve(&dir, &[]);
     let port: u16 = url
         .rsplit(':')
@@ -1290,6 +1293,12 @@ fn the_live_page_in_headless_chromium() {
         &format!("{games} > {}", before.unwrap_or(u64::MAX)),
         Duration::from_secs(20),
     );
+    let retired = page.eval("document.getElementById('retired').tBodies[0].textContent");
+    let retired = retired.as_str().unwrap_or_default().to_owned();
+    let forfeits = page.eval(
+        "Array.from(document.getElementById('standings').tBodies[0].rows, r => r.cells[9].textContent).join('|')",
+    );
+    let forfeits = forfeits.as_str().unwrap_or_default().to_owned();
     let dom = page.eval("document.documentElement.outerHTML");
     let dom = dom.as_str().unwrap_or_default().to_owned();
     let console = std::mem::take(&mut page.console);
@@ -1305,6 +1314,15 @@ fn the_live_page_in_headless_chromium() {
     assert!(dom.contains("data-status=\"ok\""), "{dom}");
     assert!(dom.contains("data-live=\"events\""), "{dom}");
     assert!(dom.contains(&format!("seed {seed}:")), "the seed: {dom}");
+    assert!(
+        retired.contains("gone") && retired.contains("archived"),
+        "the archived bot is not among the retired: {retired:?}"
+    );
+    // Built-in bots never forfeit: each standings row says so in its forfeits column.
+    assert!(
+        !forfeits.is_empty() && forfeits.split('|').all(|f| f == "none"),
+        "forfeits column: {forfeits:?}"
+    );
     assert!(
         dom.contains("<td class=\"name\">greedy</td>"),
         "no standings row: {dom}"

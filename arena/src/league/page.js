@@ -66,8 +66,26 @@
       cell.appendChild(bar);
       return row([r.rank, el("td", r.bot, "name"), el("td", r.role, "name"),
         el("td", r.state, "name " + r.state), r.games, r.score.toFixed(1), signed(r.elo),
-        "[" + signed(r.elo_low) + ", " + signed(r.elo_high) + "]", cell]);
+        "[" + signed(r.elo_low) + ", " + signed(r.elo_high) + "]", cell,
+        el("td", forfeits(r.forfeits), "name")]);
     }));
+    // Retired bots left the ratings; their state and the end of their log say why (the
+    // log comes escaped from the server and goes in as text).
+    fill($("retired").tBodies[0], (s.retired || []).map((r) => {
+      const log = el("td", null, "name");
+      log.appendChild(el("pre", r.log, "log"));
+      return row([el("td", r.bot, "name"),
+        el("td", r.state + (r.archived ? ", archived" : ""), "name " + r.state),
+        el("td", forfeits(r.forfeits), "name"), log]);
+    }));
+  }
+
+  // Games lost without finishing, by kind: "3 (timeout 2, crash 1)", or "none".
+  function forfeits(kinds) {
+    const entries = Object.entries(kinds || {});
+    if (!entries.length) return "none";
+    const total = entries.reduce((n, [, k]) => n + k, 0);
+    return total + " (" + entries.map(([kind, k]) => kind + " " + k).join(", ") + ")";
   }
 
   function path(points, lower, upper) {
