@@ -111,7 +111,7 @@ fn the_command_line_flow_and_an_export_that_verify_checks() {
         "greedy",
         "random",
         "smart",
-        "candidates: GSPRT",
+        "tests (GSPRT",
         "cross table",
     ] {
         assert!(table.contains(needle), "{needle} missing from\n{table}");
@@ -487,7 +487,7 @@ fn a_better_candidate_is_accepted_and_a_worse_one_rejected() {
     run(&dir, &["--until-decided", "--concurrency", "2"]);
     let json = show_json(&dir);
     let cand = |name: &str| {
-        json["candidates"]
+        json["tests"]
             .as_array()
             .unwrap()
             .iter()
@@ -523,6 +523,203 @@ fn a_better_candidate_is_accepted_and_a_worse_one_rejected() {
             .any(|l| l.contains("best") && l.contains("benchmark")),
         "{table}"
     );
+}
+
+/// The author's everyday question, as fishtest and OpenBench ask it: is this version
+/// better than my last one? Three versions of a Python bot (the walkthrough's): each is
+/// tested against its previous version by default (`v2` against `v1`, `v3` against
+/// `v2`), `v1` (no previous version) against the strongest benchmark, and a second
+/// test of `v3` runs beside its first. A test against a base plays that pair only.
+#[test]
+fn each_version_is_tested_against_its_previous_one() {
+    if !common::have("python3") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(
+        &dir,
+        "5,4 7,5 9,7",
+        "2026",
+        &[("greedy", "greedy", true), ("random", "random", true)],
+    );
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/league");
+    let add = |name: &str, extra: &[&str]| {
+        std::fs::copy(
+            fixtures.join(format!("{name}.py")),
+            tmp.path().join("mine.py"),
+        )
+        .unwrap();
+        let mut args = vec!["league", "add", "lg", name, "exec:python3 mine.py"];
+        args.extend_from_slice(extra);
+        let out = arena()
+            .current_dir(tmp.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code(), text)
+    };
+    let (code, said) = add("v1", &[]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains("against the strongest benchmark (no previous version"),
+        "{said}"
+    );
+    let (code, said) = add("v2", &[]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(
+        said.contains("\"v2\" against \"v1\" (its previous version)"),
+        "{said}"
+    );
+    // A base that is not there is refused, naming it, and nothing is added.
+    let (code, said) = add("v3", &["--base", "v9"]);
+    assert_eq!(code, Some(2), "{said}");
+    assert!(said.contains("--base \"v9\""), "{said}");
+    let (code, said) = add("v3", &[]);
+    assert_eq!(code, Some(0), "{said}");
+    assert!(said.contains("\"v3\" against \"v2\""), "{said}");
+    let said = ok(&[
+        "league",
+        "test",
+        s(&dir),
+        "v3",
+        "--strongest",
+        "--elo1",
+        "20",
+    ]);
+    assert!(
+        said.contains("against the strongest benchmark, GSPRT logistic Elo 0 vs 20"),
+        "{said}"
+    );
+    run(&dir, &["--until-decided", "--concurrency", "2"]);
+    let json = show_json(&dir);
+    let tests = json["tests"].as_array().unwrap();
+    let find = |bot: &str, base: Option<&str>| {
+        tests
+            .iter()
+            .find(|t| t["bot"] == bot && t["base"].as_str() == base)
+            .unwrap_or_else(|| panic!("no test of {bot} against {base:?}: {json}"))
+    };
+    for (bot, base, verdict) in [
+        ("v1", None, "rejected"),
+        ("v2", Some("v1"), "accepted"),
+        ("v3", Some("v2"), "accepted"),
+        ("v3", None, "accepted"),
+    ] {
+        let t = find(bot, base);
+        assert_eq!(t["state"], verdict, "{t}");
+        let llr = t["llr"].as_f64().unwrap();
+        let bound = if verdict == "accepted" {
+            "upper"
+        } else {
+            "lower"
+        };
+        assert!(
+            (llr - t[bound].as_f64().unwrap()) * llr.signum() >= 0.0,
+            "{t}"
+        );
+        let path = t["path"].as_array().unwrap();
+        assert_eq!(path.last().unwrap()["pairs"], t["pairs"], "{t}");
+        assert!(path.iter().all(|p| p["at"].as_f64().is_some()), "{t}");
+        let elo = &t["elo"];
+        assert!(elo["lower"].as_f64() <= elo["elo"].as_f64(), "{t}");
+        if verdict == "accepted" {
+            assert!(elo["elo"].as_f64().unwrap() > 0.0, "{t}");
+        }
+    }
+    assert_eq!(find("v3", None)["elo1"].as_f64(), Some(20.0));
+    // v2 was tested against v1 only: it never met a benchmark.
+    let pairs = export(&dir, &tmp.path().join("out"));
+    assert!(pairs.contains_key("v1 vs v2"), "{:?}", pairs.keys());
+    assert!(
+        !pairs
+            .keys()
+            .any(|k| k.contains("v2") && (k.contains("greedy") || k.contains("random"))),
+        "{:?}",
+        pairs.keys()
+    );
+    let table = ok(&["league", "show", s(&dir)]);
+    assert!(table.contains("against \"v1\""), "{table}");
+    // Testing it again against the same base while a test runs is refused; after its
+    // verdict a new one may start (its bot plays again).
+    let again = ok(&[
+        "league",
+        "test",
+        s(&dir),
+        "v2",
+        "--base",
+        "v1",
+        "--elo0",
+        "-5",
+        "--elo1",
+        "5",
+    ]);
+    assert!(again.contains("Elo -5 vs 5"), "{again}");
+    let out = arena()
+        .args(["league", "test", s(&dir), "v2", "--base", "v1"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("already has a running test"));
+    // Rejecting it stops the test.
+    let said = ok(&["league", "reject", s(&dir), "v2"]);
+    assert!(said.contains("1 running test stopped"), "{said}");
+    let json = show_json(&dir);
+    let last = json["tests"].as_array().unwrap().last().unwrap().clone();
+    assert_eq!(last["state"], "stopped", "{last}");
+    assert_eq!(last["why"], "rejected by its author", "{last}");
+}
+
+/// A schema-4 league's candidates keep their verdicts: each becomes a test against the
+/// strongest benchmark, its LLR path with it.
+#[test]
+fn a_version_4_verdict_becomes_a_test() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4 9,7", "3", &[]);
+    for f in ["league.db", "league.db-wal", "league.db-shm"] {
+        let _ = std::fs::remove_file(dir.join(f));
+    }
+    let db = dir.join("league.db");
+    version_1(&db, &[]);
+    {
+        use arena::league::store::{MIGRATIONS, Migration};
+        let mut conn = rusqlite::Connection::open(&db).unwrap();
+        let tx = conn.transaction().unwrap();
+        for step in &MIGRATIONS[1..4] {
+            match step {
+                Migration::Sql(sql) => tx.execute_batch(sql).unwrap(),
+                Migration::Code(code) => code(&tx).unwrap(),
+            }
+        }
+        tx.execute_batch(
+            "PRAGMA user_version = 4;
+             INSERT INTO bots(name, spec, role, state, added_at, llr, verdict_pairs, against)
+               VALUES ('cand', 'random', 'candidate', 'accepted', 0, 3.1, 30, 2);
+             INSERT INTO llr_path(bot, pairs, llr) VALUES (3, 10, 1.0), (3, 20, 2.0), (3, 30, 3.1);",
+        )
+        .unwrap();
+        tx.commit().unwrap();
+    }
+    // Any writing command migrates.
+    ok(&["league", "rename", s(&dir), "cand", "cand-1"]);
+    let json = show_json(&dir);
+    let t = &json["tests"][0];
+    assert_eq!(t["bot"], "cand-1", "{json}");
+    assert_eq!(t["state"], "accepted", "{t}");
+    assert_eq!(t["llr"].as_f64(), Some(3.1));
+    assert_eq!(t["pairs"].as_u64(), Some(30));
+    assert_eq!(t["against"], "random");
+    assert_eq!(t["base"], serde_json::Value::Null);
+    let path: Vec<f64> = t["path"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["llr"].as_f64().unwrap())
+        .collect();
+    assert_eq!(path, [1.0, 2.0, 3.1]);
 }
 
 /// Bad input is refused with exit 2 and a message naming it.
@@ -986,7 +1183,7 @@ fn a_decided_candidate_stops_at_the_next_batch() {
     run(&dir, &["--until-decided", "--concurrency", "2"]);
     let check = |when: &str| {
         let json = show_json(&dir);
-        let weak = json["candidates"]
+        let weak = json["tests"]
             .as_array()
             .unwrap()
             .iter()
@@ -1742,6 +1939,20 @@ fn an_edited_stored_copy_is_refused() {
             .contains("files changed since add: v1.py"),
         "{v1}"
     );
+    // v2's test against its previous version, v1, could never end: it goes on against
+    // what is left, the strongest benchmark.
+    let tests = json["tests"].as_array().unwrap();
+    let first = tests.iter().find(|t| t["base"] == "v1").unwrap();
+    assert_eq!(first["state"], "stopped", "{first}");
+    let why = first["why"].as_str().unwrap();
+    assert!(
+        why.starts_with("its base \"v1\" failed; test ")
+            && why.ends_with("goes on against the strongest benchmark"),
+        "{why}"
+    );
+    let next = tests.last().unwrap();
+    assert_eq!(next["bot"], "v2", "{next}");
+    assert_eq!(next["base"], serde_json::Value::Null, "{next}");
     let text = ok(&["league", "show", s(&dir)]);
     assert!(text.contains("files changed since add: v1.py"), "{text}");
     assert!(!dir.join("logs/1-2").exists(), "v1 was started");

@@ -20,8 +20,12 @@ pub struct LeagueArgs {
 pub enum LeagueCommand {
     /// Make a league in DIR: its config (game, cases, seed, verdict bounds) and database.
     Init(InitArgs),
-    /// Add a bot (a candidate unless --benchmark); an exec: bot's files are copied in.
+    /// Add a bot (a candidate unless --benchmark); an exec: bot's files are copied in. A
+    /// candidate's test starts: against its previous version (`v3` -> `v2`), or --base.
     Add(AddArgs),
+    /// Test a bot against another (or the strongest benchmark), with its own bounds,
+    /// beside its other tests.
+    Test(TestArgs),
     /// Make a candidate a benchmark.
     Promote(NameArgs),
     /// Stop a candidate's evaluation (a benchmark leaves the pool).
@@ -73,6 +77,69 @@ pub struct AddArgs {
     /// Run this once with `sh -c` in the bot's copy; a failure marks the bot failed.
     #[arg(long)]
     pub build: Option<String>,
+    #[command(flatten)]
+    pub test: TestChoice,
+}
+
+#[derive(Args, Debug)]
+pub struct TestArgs {
+    pub dir: PathBuf,
+    /// The bot under test.
+    pub name: String,
+    #[command(flatten)]
+    pub test: TestChoice,
+}
+
+/// A test's base and bounds.
+#[derive(Args, Debug)]
+pub struct TestChoice {
+    /// Test against this bot (default: the previous version by the name's number, e.g.
+    /// `mine-v2` for `mine-v3`; without one, the strongest benchmark).
+    #[arg(long, value_name = "NAME", conflicts_with = "strongest")]
+    pub base: Option<String>,
+    /// Test against the strongest benchmark, even when a previous version is there.
+    #[arg(long)]
+    pub strongest: bool,
+    /// The test's H0 Elo (logistic; default: the league's).
+    #[arg(long, allow_hyphen_values = true)]
+    pub elo0: Option<f64>,
+    /// The test's H1 Elo (default: the league's).
+    #[arg(long, allow_hyphen_values = true)]
+    pub elo1: Option<f64>,
+    /// The test's false positive rate (default: the league's).
+    #[arg(long)]
+    pub alpha: Option<f64>,
+    /// The test's false negative rate (default: the league's).
+    #[arg(long)]
+    pub beta: Option<f64>,
+}
+
+impl TestChoice {
+    /// The base asked for, and the bounds: the league's unless any is given.
+    fn resolve(&self, league: &SprtConfig) -> (league::bots::BaseChoice, Option<SprtConfig>) {
+        use league::bots::BaseChoice;
+        let base = match (&self.base, self.strongest) {
+            (Some(name), _) => BaseChoice::Named(name.clone()),
+            (None, true) => BaseChoice::Strongest,
+            (None, false) => BaseChoice::Previous,
+        };
+        let given = [self.elo0, self.elo1, self.alpha, self.beta];
+        let bounds = given.iter().any(Option::is_some).then(|| SprtConfig {
+            elo0: self.elo0.unwrap_or(league.elo0),
+            elo1: self.elo1.unwrap_or(league.elo1),
+            alpha: self.alpha.unwrap_or(league.alpha),
+            beta: self.beta.unwrap_or(league.beta),
+        });
+        (base, bounds)
+    }
+
+    fn given(&self) -> bool {
+        self.base.is_some()
+            || self.strongest
+            || [self.elo0, self.elo1, self.alpha, self.beta]
+                .iter()
+                .any(Option::is_some)
+    }
 }
 
 #[derive(Args, Debug)]
@@ -176,7 +243,13 @@ pub fn run(args: LeagueArgs) -> Result<()> {
         LeagueCommand::Init(a) => init(a),
         LeagueCommand::Add(a) => {
             let l = League::open(&a.dir)?;
-            let added = league::bots::add(&l, &a.name, &a.spec, a.benchmark, a.build.as_deref())?;
+            if a.benchmark && a.test.given() {
+                bail!(
+                    "--benchmark: a benchmark has no test (--base, --strongest, --elo0, --elo1, --alpha, --beta are a candidate's); `arena league test` tests any bot"
+                );
+            }
+            let test = (!a.benchmark).then(|| a.test.resolve(&l.config.sprt));
+            let added = league::bots::add(&l, &a.name, &a.spec, a.build.as_deref(), test)?;
             match added.failed {
                 Some(log) => bail!(
                     "bot {:?} failed its build and will not play:\n{}",
@@ -184,16 +257,22 @@ pub fn run(args: LeagueArgs) -> Result<()> {
                     crate::shown::escape_controls(&log)
                 ),
                 None => emit(&format!(
-                    "added {:?} as {} ({})\n",
+                    "added {:?} as {} ({})\n{}",
                     a.name,
                     if a.benchmark {
                         "a benchmark"
                     } else {
                         "a candidate"
                     },
-                    added.spec
+                    added.spec,
+                    added.test.map_or(String::new(), |t| t + "\n")
                 )),
             }
+        }
+        LeagueCommand::Test(a) => {
+            let l = League::open(&a.dir)?;
+            let (base, bounds) = a.test.resolve(&l.config.sprt);
+            emit(&league::bots::test(&l, &a.name, &base, bounds)?)
         }
         LeagueCommand::Promote(a) => emit(&league::bots::promote(&League::open(&a.dir)?, &a.name)?),
         LeagueCommand::Reject(a) => emit(&league::bots::reject(&League::open(&a.dir)?, &a.name)?),

@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 use agents::Spec;
 use anyhow::{Context, Result, bail};
 
-use super::store::{BotId, Role, State};
+use super::store::{Bot, BotId, Role, State, TestState};
 use super::{BOTS, League};
+use crate::plan::SprtConfig;
 
 /// The longest bot name, in characters.
 pub const NAME_MAX: usize = 64;
@@ -41,18 +42,158 @@ pub struct Added {
     pub id: BotId,
     pub spec: String,
     pub failed: Option<String>,
+    /// The test it started (a candidate's), said in words.
+    pub test: Option<String>,
+}
+
+/// What a test measures its bot against, as its author asks.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BaseChoice {
+    /// The bot's previous version when its name ends in a number and one is in play
+    /// (`mine-v3`: the highest of `mine-v2`, `mine-v1`, …), else the strongest benchmark.
+    Previous,
+    /// A bot of the league, by name.
+    Named(String),
+    /// The benchmark the table rates highest at each batch.
+    Strongest,
+}
+
+/// A test as it will be made: against `base` (`None`: the strongest benchmark), at
+/// `bounds` (`None`: the league's).
+pub struct TestPlan {
+    pub base: Option<BotId>,
+    pub bounds: Option<SprtConfig>,
+    /// How the base was chosen, in words (`"v1" (its previous version)`).
+    pub said: String,
+}
+
+/// The version before `name`: the bot in play whose name is `name` with a smaller
+/// number at its end (`v3` -> `v2`, or `v1` when `v2` is gone; `mine-10` -> `mine-9`),
+/// the highest such. `None` when the name ends in no number.
+pub fn previous_version<'a>(name: &str, bots: &'a [Bot]) -> Option<&'a Bot> {
+    let split = |n: &str| -> Option<(String, u128)> {
+        let digits = n.len() - n.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+        let (stem, number) = n.split_at(n.len() - digits);
+        Some((stem.to_owned(), number.parse().ok()?))
+    };
+    let (stem, number) = split(name)?;
+    bots.iter()
+        .filter(|b| b.plays() && b.name != name)
+        .filter_map(|b| {
+            let (s, n) = split(&b.name)?;
+            (s == stem && n < number).then_some((n, b))
+        })
+        .max_by_key(|(n, b)| (*n, b.id))
+        .map(|(_, b)| b)
+}
+
+/// Resolves what a test of `subject` (a bot named so, maybe not added yet) is measured
+/// against, refusing a base that cannot play.
+pub fn plan_test(
+    league: &League,
+    subject: &str,
+    base: &BaseChoice,
+    bounds: Option<SprtConfig>,
+) -> Result<TestPlan> {
+    if let Some(b) = &bounds {
+        b.sprt().map_err(|e| {
+            anyhow::anyhow!(
+                "--elo0 {} --elo1 {} --alpha {} --beta {}: {e}",
+                b.elo0,
+                b.elo1,
+                b.alpha,
+                b.beta
+            )
+        })?;
+    }
+    let bots = league.store.bots()?;
+    let (base, said) = match base {
+        BaseChoice::Strongest => (None, "the strongest benchmark".to_owned()),
+        BaseChoice::Previous => match previous_version(subject, &bots) {
+            Some(b) => (Some(b.id), format!("{:?} (its previous version)", b.name)),
+            None => (
+                None,
+                "the strongest benchmark (no previous version by its name)".to_owned(),
+            ),
+        },
+        BaseChoice::Named(name) => {
+            let b = bots.iter().find(|b| &b.name == name).ok_or_else(|| {
+                anyhow::anyhow!("--base {name:?}: the league has no bot so named")
+            })?;
+            if b.name == subject {
+                bail!("--base {name:?}: a bot is not tested against itself");
+            }
+            if b.state == State::Failed {
+                bail!("--base {name:?}: that bot failed and cannot play");
+            }
+            if b.archived {
+                bail!(
+                    "--base {name:?}: that bot is archived (`arena league archive --undo` brings it back)"
+                );
+            }
+            (Some(b.id), format!("{name:?}"))
+        }
+    };
+    Ok(TestPlan { base, bounds, said })
+}
+
+/// Starts the test `plan` of bot `id`; returns it in words.
+pub fn start_test(league: &League, id: BotId, name: &str, plan: &TestPlan) -> Result<String> {
+    if let Some(running) = league
+        .store
+        .tests()?
+        .into_iter()
+        .find(|t| t.subject == id && t.state == TestState::Running && t.base == plan.base)
+    {
+        bail!(
+            "{name:?} already has a running test against {} (test {})",
+            plan.said,
+            running.id
+        );
+    }
+    let test = league.store.add_test(id, plan.base, plan.bounds)?;
+    let s = plan.bounds.unwrap_or(league.config.sprt);
+    Ok(format!(
+        "test {test}: {name:?} against {}, GSPRT logistic Elo {} vs {} (alpha {}, beta {})",
+        plan.said, s.elo0, s.elo1, s.alpha, s.beta
+    ))
+}
+
+/// `arena league test`: a new test of a bot in play against a base of the author's
+/// choice, beside any it has.
+pub fn test(
+    league: &League,
+    name: &str,
+    base: &BaseChoice,
+    bounds: Option<SprtConfig>,
+) -> Result<String> {
+    let bot = league.store.bot(name)?;
+    if bot.state == State::Failed {
+        bail!("bot {name:?} failed; add a fixed version instead");
+    }
+    if bot.archived {
+        bail!("bot {name:?} is archived (`arena league archive --undo` brings it back)");
+    }
+    let plan = plan_test(league, name, base, bounds)?;
+    Ok(format!("{}\n", start_test(league, bot.id, name, &plan)?))
 }
 
 /// `arena league add`: registers `spec` as `name`, copying its program files and
-/// building the copy when `build` is given.
+/// building the copy when `build` is given; a candidate's test starts (`test`: its
+/// base and bounds; a benchmark has none).
 pub fn add(
     league: &League,
     name: &str,
     spec: &str,
-    benchmark: bool,
     build: Option<&str>,
+    test: Option<(BaseChoice, Option<SprtConfig>)>,
 ) -> Result<Added> {
     check_name(name)?;
+    let benchmark = test.is_none();
+    let plan = match &test {
+        Some((base, bounds)) => Some(plan_test(league, name, base, *bounds)?),
+        None => None,
+    };
     let parsed: Spec = spec
         .parse()
         .map_err(|e: agents::SpecError| anyhow::anyhow!("{e}"))?;
@@ -99,6 +240,7 @@ pub fn add(
                 id,
                 spec: copied,
                 failed: Some(log),
+                test: None,
             });
         }
         // A link the build left that leads out of the bot's folder (`data.txt -> ../..`)
@@ -117,6 +259,7 @@ pub fn add(
                 id,
                 spec: copied,
                 failed: Some(why),
+                test: None,
             });
         }
         league.store.set_build_log(id, &log)?;
@@ -133,10 +276,15 @@ pub fn add(
         }
     }
     league.store.set_role(id, role, state)?;
+    let test = match &plan {
+        Some(plan) => Some(start_test(league, id, name, plan)?),
+        None => None,
+    };
     Ok(Added {
         id,
         spec: copied,
         failed: None,
+        test,
     })
 }
 
@@ -157,9 +305,6 @@ fn probe(league: &League, id: BotId, name: &str, spec: &str) -> Result<()> {
         state: State::Failed,
         archived: false,
         build_log: String::new(),
-        llr: None,
-        verdict_pairs: 0,
-        against: None,
         seal: None,
     });
     // A thinking budget of 1 ms: the game ends at the bot's first move, once `init` was
@@ -358,6 +503,9 @@ pub fn promote(league: &League, name: &str) -> Result<String> {
 /// it leaves the pool). Returns what it did, naming a benchmark as one.
 pub fn reject(league: &League, name: &str) -> Result<String> {
     let bot = league.store.bot(name)?;
+    let stopped = league
+        .store
+        .stop_tests(bot.id, None, "rejected by its author")?;
     league
         .store
         .set_role(bot.id, Role::Candidate, State::Rejected)?;
@@ -366,7 +514,10 @@ pub fn reject(league: &League, name: &str) -> Result<String> {
             "rejected benchmark {name:?}: it leaves the pool of benchmarks and plays no more (its games stay)\n"
         )
     } else {
-        format!("rejected candidate {name:?}: its evaluation stops (its games stay)\n")
+        format!(
+            "rejected candidate {name:?}: its evaluation stops ({stopped} running test{} stopped; its games stay)\n",
+            if stopped == 1 { "" } else { "s" }
+        )
     })
 }
 

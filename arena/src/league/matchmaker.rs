@@ -1,5 +1,7 @@
-//! What to play next. Candidates first: every running candidate plays every benchmark
-//! in play, the pair with the fewest game pairs next, until its verdict. Spare capacity
+//! What to play next. Tests first: every running test plays its pair (its bot against
+//! its base; against the strongest benchmark, every benchmark in play, since which one
+//! is the strongest may change), the pair with the fewest game pairs next, until its
+//! verdict. Spare capacity
 //! (no candidate running) tightens the table among the benchmarks and the accepted
 //! candidates: the pair whose score interval is widest next, until every interval is
 //! narrow enough ([`Spare`]). A pair of bots always plays its next global pairs `g` in
@@ -16,7 +18,7 @@
 use std::collections::HashMap;
 
 use super::play::Job;
-use super::store::{Bot, BotId, PairStats, Role, State};
+use super::store::{Bot, BotId, PairStats, Role, State, Test};
 use crate::stats::{PairInterval, Z_95};
 
 /// Game pairs a pair plays before its speed is known.
@@ -59,20 +61,37 @@ pub struct Sizing<'a> {
     pub spare: Spare,
 }
 
+/// The pairs of bots the running tests need (each once).
+pub fn test_pairs(bots: &[Bot], tests: &[Test]) -> Vec<(BotId, BotId)> {
+    let by_id: HashMap<BotId, &Bot> = bots.iter().map(|b| (b.id, b)).collect();
+    let key = |x: BotId, y: BotId| (x.min(y), x.max(y));
+    let mut out: Vec<(BotId, BotId)> = Vec::new();
+    for t in tests.iter().filter(|t| super::verdict::plays(t, &by_id)) {
+        match t.base {
+            Some(base) => out.push(key(t.subject, base)),
+            None => out.extend(
+                bots.iter()
+                    .filter(|b| b.plays() && b.role == Role::Benchmark && b.id != t.subject)
+                    .map(|b| key(t.subject, b.id)),
+            ),
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
 /// The game pairs to play next, at most `sizing`'s worth; none when nothing is to be
 /// played (fewer than two bots, or spare play done or off).
-pub fn next_jobs(bots: &[Bot], pairs: &[PairStats], sizing: &Sizing<'_>) -> Vec<Job> {
+pub fn next_jobs(
+    bots: &[Bot],
+    tests: &[Test],
+    pairs: &[PairStats],
+    sizing: &Sizing<'_>,
+) -> Vec<Job> {
     let next: HashMap<(BotId, BotId), &PairStats> = pairs.iter().map(|p| ((p.a, p.b), p)).collect();
     let key = |x: BotId, y: BotId| (x.min(y), x.max(y));
     let done = |k: &(BotId, BotId)| next.get(k).map_or(0, |p| p.next_g);
-    let benchmarks: Vec<&Bot> = bots
-        .iter()
-        .filter(|b| b.plays() && b.role == Role::Benchmark)
-        .collect();
-    let running: Vec<&Bot> = bots
-        .iter()
-        .filter(|b| b.plays() && b.role == Role::Candidate && b.state == State::Running)
-        .collect();
     let mut assigned: HashMap<(BotId, BotId), u64> = HashMap::new();
     let mut spent = 0.0;
     let mut total = 0usize;
@@ -91,10 +110,7 @@ pub fn next_jobs(bots: &[Bot], pairs: &[PairStats], sizing: &Sizing<'_>) -> Vec<
         *assigned.entry(k).or_default() += 1;
         spent < sizing.seconds && total < sizing.most
     };
-    let candidate_pairs: Vec<(BotId, BotId)> = running
-        .iter()
-        .flat_map(|c| benchmarks.iter().map(|b| key(c.id, b.id)))
-        .collect();
+    let candidate_pairs = test_pairs(bots, tests);
     if !candidate_pairs.is_empty() {
         let cap = |k: &(BotId, BotId)| CANDIDATE_STEP + done(k) / 10;
         // Fewest game pairs first: every benchmark in step.
@@ -195,10 +211,23 @@ mod tests {
             state,
             archived: false,
             build_log: String::new(),
-            llr: None,
-            verdict_pairs: 0,
-            against: None,
             seal: None,
+        }
+    }
+
+    fn test(id: i64, subject: BotId, base: Option<BotId>) -> Test {
+        Test {
+            id,
+            subject,
+            base,
+            bounds: None,
+            state: crate::league::store::TestState::Running,
+            llr: None,
+            pairs: 0,
+            against: None,
+            started: 0.0,
+            ended: None,
+            why: String::new(),
         }
     }
 
@@ -233,6 +262,7 @@ mod tests {
             bot(2, Role::Benchmark, State::Active),
             bot(3, Role::Candidate, State::Running),
         ];
+        let tests = [test(1, 3, None)];
         let mut cost = HashMap::new();
         fn sizing(cost: &HashMap<(BotId, BotId), f64>) -> Sizing<'_> {
             Sizing {
@@ -243,25 +273,25 @@ mod tests {
             }
         }
         // Never measured: a few game pairs each, whatever the budget.
-        let jobs = next_jobs(&bots, &[], &sizing(&cost));
+        let jobs = next_jobs(&bots, &tests, &[], &sizing(&cost));
         assert_eq!((count(&jobs, 1, 3), count(&jobs, 2, 3)), (2, 2));
         // A slow candidate (half a second a game pair): two seconds hold four.
         cost.insert((1, 3), 0.5);
         cost.insert((2, 3), 0.5);
         let pairs = [played(1, 3, 2), played(2, 3, 2)];
-        let jobs = next_jobs(&bots, &pairs, &sizing(&cost));
+        let jobs = next_jobs(&bots, &tests, &pairs, &sizing(&cost));
         assert_eq!(jobs.len(), 4, "{jobs:?}");
         // A fast one: as many as its step allows, a tenth of its pairs more than 64.
         cost.insert((1, 3), 1e-5);
         cost.insert((2, 3), 1e-5);
         let pairs = [played(1, 3, 1000), played(2, 3, 1000)];
-        let jobs = next_jobs(&bots, &pairs, &sizing(&cost));
+        let jobs = next_jobs(&bots, &tests, &pairs, &sizing(&cost));
         assert_eq!((count(&jobs, 1, 3), count(&jobs, 2, 3)), (164, 164));
         assert!(jobs.iter().filter(|j| j.b == 3).all(|j| j.g >= 1000));
         // Spare play of fast benchmarks fills the budget.
         let bots = &bots[..2];
         cost.insert((1, 2), 1e-4);
-        let jobs = next_jobs(bots, &[played(1, 2, 10)], &sizing(&cost));
+        let jobs = next_jobs(bots, &[], &[played(1, 2, 10)], &sizing(&cost));
         assert!((19_999..=20_001).contains(&jobs.len()), "{}", jobs.len());
     }
 
@@ -284,12 +314,12 @@ mod tests {
             width: 5.0,
             games: 1_000_000,
         };
-        assert!(!next_jobs(&bots, &wide, &sizing(bounded)).is_empty());
-        assert!(next_jobs(&bots, &narrow, &sizing(bounded)).is_empty());
-        assert!(!next_jobs(&bots, &narrow, &sizing(Spare::Always)).is_empty());
-        assert!(next_jobs(&bots, &wide, &sizing(Spare::Off)).is_empty());
+        assert!(!next_jobs(&bots, &[], &wide, &sizing(bounded)).is_empty());
+        assert!(next_jobs(&bots, &[], &narrow, &sizing(bounded)).is_empty());
+        assert!(!next_jobs(&bots, &[], &narrow, &sizing(Spare::Always)).is_empty());
+        assert!(next_jobs(&bots, &[], &wide, &sizing(Spare::Off)).is_empty());
         // Within a batch too: no more than the interval needs, whatever the budget.
-        let jobs = next_jobs(&bots, &wide, &sizing(bounded));
+        let jobs = next_jobs(&bots, &[], &wide, &sizing(bounded));
         let width = |m: u64| {
             let i = PairInterval::from_pentanomial(&played(1, 2, m).pairs, Z_95);
             100.0 * (i.upper - i.lower)
@@ -305,8 +335,43 @@ mod tests {
             games: 200,
         };
         assert!(
-            next_jobs(&bots, &wide, &sizing(few)).is_empty(),
+            next_jobs(&bots, &[], &wide, &sizing(few)).is_empty(),
             "200 games"
         );
+    }
+
+    #[test]
+    fn a_test_plays_its_base_only_and_the_strongest_benchmark_test_every_benchmark() {
+        let bots = [
+            bot(1, Role::Benchmark, State::Active),
+            bot(2, Role::Benchmark, State::Active),
+            bot(3, Role::Candidate, State::Rejected),
+            bot(4, Role::Candidate, State::Running),
+        ];
+        let cost = HashMap::new();
+        let sizing = Sizing {
+            seconds: 1.0,
+            cost: &cost,
+            most: 1 << 20,
+            spare: Spare::Off,
+        };
+        // Against its last version (rejected, which plays no spare games): that pair only.
+        let jobs = next_jobs(&bots, &[test(1, 4, Some(3))], &[], &sizing);
+        assert_eq!(jobs.len(), FIRST_PAIRS as usize);
+        assert!(jobs.iter().all(|j| (j.a, j.b) == (3, 4)), "{jobs:?}");
+        // Against the strongest benchmark: every benchmark, never itself.
+        let jobs = next_jobs(&bots, &[test(1, 2, None)], &[], &sizing);
+        assert!(jobs.iter().all(|j| (j.a, j.b) == (1, 2)), "{jobs:?}");
+        assert_eq!(
+            test_pairs(&bots, &[test(1, 4, None), test(2, 4, Some(1))]),
+            vec![(1, 4), (2, 4)]
+        );
+        // A test whose base is archived waits; one decided plays nothing.
+        let mut archived = bots.clone();
+        archived[2].archived = true;
+        assert!(next_jobs(&archived, &[test(1, 4, Some(3))], &[], &sizing).is_empty());
+        let mut done = test(1, 4, Some(3));
+        done.state = crate::league::store::TestState::Accepted;
+        assert!(next_jobs(&bots, &[done], &[], &sizing).is_empty());
     }
 }

@@ -116,15 +116,30 @@
     return cell;
   }
 
-  function candidates(s) {
+  function duration(secs) {
+    if (secs < 90) return secs.toFixed(0) + " s";
+    if (secs < 5400) return (secs / 60).toFixed(0) + " min";
+    return (secs / 3600).toFixed(1) + " h";
+  }
+
+  // Each test: its bot against its base at its own bounds, the LLR and its path, the
+  // Elo interval over what it was last against, its speed and the time to a bound.
+  function tests(s) {
     const t = s.sprt;
-    $("sprt").textContent = "logistic Elo " + t.elo0 + " vs " + t.elo1 + ", alpha " + t.alpha +
-      ", beta " + t.beta + "; LLR bounds [" + t.lower.toFixed(2) + ", " + t.upper.toFixed(2) +
+    $("sprt").textContent = "league bounds: logistic Elo " + t.elo0 + " vs " + t.elo1 + ", alpha " +
+      t.alpha + ", beta " + t.beta + "; LLR bounds [" + t.lower.toFixed(2) + ", " + t.upper.toFixed(2) +
       "]; strongest benchmark: " + (t.against === null ? "none yet" : t.against);
-    fill($("candidates").tBodies[0], s.candidates.map((c) => row([
-      el("td", c.bot, "name"), el("td", c.state, "name verdict " + c.state),
-      c.llr === null ? "-" : c.llr.toFixed(2), c.pairs, el("td", c.against === null ? "-" : c.against, "name"),
-      path(c.path, t.lower, t.upper)])));
+    fill($("tests").tBodies[0], s.tests.map((c) => row([
+      c.id, el("td", c.bot, "name"), el("td", c.base_said, "name"),
+      el("td", c.elo0 + " vs " + c.elo1, "name"),
+      el("td", c.state + (c.why ? " (" + c.why + ")" : ""), "name verdict " + c.state),
+      c.llr === null ? "-" : c.llr.toFixed(2) + " [" + c.lower.toFixed(2) + ", " + c.upper.toFixed(2) + "]",
+      c.pairs,
+      c.elo === null || c.pairs === 0 ? "-" :
+        signed(c.elo.elo) + " [" + signed(c.elo.lower) + ", " + signed(c.elo.upper) + "]",
+      c.games_per_s === null ? "-" : c.games_per_s.toFixed(0),
+      c.eta_s === null ? "-" : duration(c.eta_s),
+      path(c.path.map((p) => [p.pairs, p.llr]), c.lower, c.upper)])));
   }
 
   function heat(td, score) {
@@ -192,7 +207,7 @@
         options($("f-case"), s.cases);
         options($("f-bot"), v.bots);
         standings(s);
-        candidates(s);
+        tests(s);
         cross(s);
         heatmap(v.heatmap);
         recent(v.recent);

@@ -21,8 +21,10 @@ use anyhow::{Context, Result};
 use super::League;
 use super::matchmaker::{Sizing, Spare, next_jobs};
 use super::play::{Abandoned, PairPlayer, Players, Runtimes, Timed, spawn_batch};
-use super::store::{Bot, BotId, PairStats, PlayedPair, Role, State, Store, pair_totals};
-use super::verdict::{evaluate, pentanomial, state_of, strongest_benchmark};
+use super::store::{
+    Bot, BotId, PairStats, PlayedPair, Role, State, Store, Test, TestId, TestState, pair_totals,
+};
+use super::verdict::{Decided, evaluate, judge, settle_blocked};
 
 /// How `run` runs.
 #[derive(Clone, Debug, Default)]
@@ -81,7 +83,9 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
     let _lock = crate::rundir::lock::acquire(dir, crate::rundir::Access::Write)
         .context("another `arena league run` holds this league")?;
     crate::engine::stop::install(dir);
-    let sprt = league.config.sprt.sprt()?;
+    // Checked once here: a test's own bounds were checked when it was made.
+    league.config.sprt.sprt()?;
+    let sprt = league.config.sprt;
     if let Some(addr) = options.serve {
         let url = super::page::serve(addr, dir, options.token.clone(), &options.serve_hosts)?;
         eprintln!("league page: {url}");
@@ -118,8 +122,8 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
     let mut idle_said = false;
     // Seconds of a game thread per game pair, per pair of bots: what sizes a batch.
     let mut cost: HashMap<(BotId, BotId), f64> = HashMap::new();
-    // Candidates this loop found decided, before the writer records it.
-    let mut decided: HashMap<BotId, State> = HashMap::new();
+    // Tests this loop found decided, before the writer records it.
+    let mut decided: HashMap<TestId, TestState> = HashMap::new();
     // Start-up failures in a row per bot and case, in game order.
     let mut start_streaks: HashMap<(BotId, u16), u32> = HashMap::new();
     // Only this process writes games, so its own copy of the pairs' counts is exact,
@@ -140,17 +144,19 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         if left == Some(0) {
             break;
         }
-        let mut bots = league.store.bots()?;
-        for b in &mut bots {
-            if b.state == State::Running
-                && let Some(&state) = decided.get(&b.id)
+        // A test whose bot or base failed (here, at `add`'s probe, or by a sealed
+        // copy changed) ends before the next batch is chosen.
+        report_verdicts(&settle_blocked(&league.store)?, options.quiet);
+        let bots = league.store.bots()?;
+        let mut tests = league.store.tests()?;
+        for t in &mut tests {
+            if t.state == TestState::Running
+                && let Some(&state) = decided.get(&t.id)
             {
-                b.state = state;
+                t.state = state;
             }
         }
-        let running = bots
-            .iter()
-            .any(|b| b.plays() && b.role == Role::Candidate && b.state == State::Running);
+        let running = tests.iter().any(|t| t.state == TestState::Running);
         if options.until_decided && !running {
             break;
         }
@@ -161,10 +167,12 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
             most: left.map_or(MAX_BATCH, |l| MAX_BATCH.min(l.div_ceil(2) as usize)),
             spare: options.spare,
         };
-        let jobs = next_jobs(&bots, &known, &sizing);
+        let jobs = next_jobs(&bots, &tests, &known, &sizing);
         if jobs.is_empty() {
             if options.until_decided {
-                eprintln!("nothing to play: a candidate needs a benchmark to play against");
+                eprintln!(
+                    "nothing to play: a running test needs its base (or a benchmark) in play"
+                );
                 break;
             }
             // A run told when to end does not wait for spare play that is done or off
@@ -227,7 +235,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
             break; // the writer failed: its error is returned below
         }
         let known: Vec<PairStats> = pairs.values().cloned().collect();
-        decided.extend(decide(&bots, &known, &sprt));
+        decided.extend(decide(&bots, &tests, &known, &sprt));
         if !options.quiet && last_line.elapsed() > Duration::from_secs(2) {
             last_line = Instant::now();
             let secs = began.elapsed().as_secs_f64();
@@ -396,22 +404,18 @@ fn measure(cost: &mut HashMap<(BotId, BotId), f64>, played: &[Timed]) {
     }
 }
 
-/// The candidates whose test reached a bound on `pairs` (the loop's exact counts),
-/// as the writer will find them once it has committed the same games.
-fn decide(bots: &[Bot], pairs: &[PairStats], sprt: &crate::stats::Sprt) -> Vec<(BotId, State)> {
-    let Some(strongest) = strongest_benchmark(bots, pairs) else {
-        return Vec::new();
-    };
-    bots.iter()
-        .filter(|b| b.role == Role::Candidate && b.state == State::Running && b.plays())
-        .filter_map(|c| {
-            let p = pentanomial(c.id, strongest, pairs);
-            if p.pairs() == 0 {
-                return None;
-            }
-            let state = state_of(sprt, sprt.llr_pentanomial(&p));
-            (state != State::Running).then_some((c.id, state))
-        })
+/// The tests that reached a bound on `pairs` (the loop's exact counts), as the writer
+/// will find them once it has committed the same games.
+fn decide(
+    bots: &[Bot],
+    tests: &[Test],
+    pairs: &[PairStats],
+    sprt: &crate::plan::SprtConfig,
+) -> Vec<(TestId, TestState)> {
+    judge(bots, tests, pairs, sprt)
+        .into_iter()
+        .filter(|(_, u)| u.state != TestState::Running)
+        .map(|(id, u)| (id, u.state))
         .collect()
 }
 
@@ -481,7 +485,7 @@ type Writer = (
     std::thread::JoinHandle<Result<()>>,
 );
 
-fn spawn_writer(db: &Path, sprt: crate::stats::Sprt, quiet: bool) -> Result<Writer> {
+fn spawn_writer(db: &Path, sprt: crate::plan::SprtConfig, quiet: bool) -> Result<Writer> {
     let (to_writer, batches) = std::sync::mpsc::sync_channel::<Vec<PlayedPair>>(1);
     let db = db.to_owned();
     let writer = std::thread::Builder::new()
@@ -499,14 +503,23 @@ fn spawn_writer(db: &Path, sprt: crate::stats::Sprt, quiet: bool) -> Result<Writ
     Ok((to_writer, writer))
 }
 
-fn report_verdicts(decided: &[(String, State, f64)], quiet: bool) {
+fn report_verdicts(decided: &[Decided], quiet: bool) {
     if quiet {
         return;
     }
-    for (name, state, llr) in decided {
+    for d in decided {
+        let llr = d.llr.map_or(String::new(), |l| format!("LLR {l:+.2}, "));
+        let why = if d.why.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", d.why)
+        };
         eprintln!(
-            "candidate {name:?}: {} (LLR {llr:+.2}); its evaluation stops",
-            state.as_str()
+            "test of {:?} against {}: {}{why} ({llr}{} pairs); its test stops",
+            d.bot,
+            d.base,
+            d.state.as_str(),
+            d.pairs
         );
     }
 }

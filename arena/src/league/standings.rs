@@ -1,6 +1,6 @@
 //! `arena league show` and the page's numbers: Bradley–Terry standings with bootstrap
-//! intervals (`stats::bradley_terry::rate`, as a round robin's report), each candidate's
-//! state and verdict, and the cross table. Read from the aggregates only, so the cost
+//! intervals (`stats::bradley_terry::rate`, as a round robin's report), each test with
+//! its LLR, Elo interval, speed and ETA, and the cross table. Read from the aggregates only, so the cost
 //! does not grow with the games stored.
 
 use std::collections::{BTreeMap, HashMap};
@@ -10,11 +10,11 @@ use anyhow::Result;
 use serde::Serialize;
 
 use super::League;
-use super::store::{Bot, BotId, PairStats, Role, State};
-use super::verdict::{Table, strongest_benchmark};
+use super::store::{Bot, BotId, PairStats, PathPoint, Role, State, Test, TestId, TestState};
+use super::verdict::{Table, base_name, pentanomial, strongest_benchmark};
 use crate::rundir::results::csv_cell;
-use crate::stats::Wdl;
 use crate::stats::bradley_terry::{self, Encounter};
+use crate::stats::{EloEstimate, Wdl, Z_95};
 
 #[derive(Clone, Debug, Serialize)]
 pub struct Standings {
@@ -27,7 +27,8 @@ pub struct Standings {
     pub games: u64,
     pub sprt: SprtFacts,
     pub rows: Vec<Row>,
-    pub candidates: Vec<Candidate>,
+    /// Every test, oldest first.
+    pub tests: Vec<TestRow>,
     pub cross: Cross,
     /// Bots that play no more (archived) or never played (failed builds).
     pub retired: Vec<Retired>,
@@ -45,7 +46,7 @@ pub struct SprtFacts {
     pub beta: f64,
     pub lower: f64,
     pub upper: f64,
-    /// The benchmark candidates are tested against now.
+    /// The benchmark tests against the strongest benchmark are against now.
     pub against: Option<String>,
 }
 
@@ -66,16 +67,104 @@ pub struct Row {
     pub forfeits: BTreeMap<String, u64>,
 }
 
+/// One test: a bot against its base, at its bounds.
 #[derive(Clone, Debug, Serialize)]
-pub struct Candidate {
+pub struct TestRow {
+    pub id: TestId,
     pub bot: String,
-    pub state: State,
+    /// The base it names (`None`: the strongest benchmark, `against` says which).
+    pub base: Option<String>,
+    /// The base in words (`"v1"`, `the strongest benchmark ("random")`).
+    pub base_said: String,
+    pub against: Option<String>,
+    pub elo0: f64,
+    pub elo1: f64,
+    pub alpha: f64,
+    pub beta: f64,
+    pub lower: f64,
+    pub upper: f64,
+    pub state: TestState,
     pub llr: Option<f64>,
     /// Game pairs the LLR was computed on.
     pub pairs: u64,
-    pub against: Option<String>,
-    /// The LLR after each batch: (pairs, LLR).
-    pub path: Vec<(u64, f64)>,
+    /// The bot's Elo over what it was last against, with its 95 % interval (the pairs').
+    pub elo: Option<EloEstimate>,
+    /// Games per second of its pair lately (over the last minute of its path).
+    pub games_per_s: Option<f64>,
+    /// Seconds to a bound at the LLR's drift so far and that speed (a running test).
+    pub eta_s: Option<f64>,
+    /// Why a stopped test stopped.
+    pub why: String,
+    /// The LLR after each batch: pairs, LLR and unix time.
+    pub path: Vec<PathPoint>,
+}
+
+/// The window over which a test's speed is measured.
+const SPEED_WINDOW_S: f64 = 60.0;
+
+/// Game pairs per second over the path's last [`SPEED_WINDOW_S`].
+fn pairs_per_s(path: &[PathPoint]) -> Option<f64> {
+    let last = path.last()?;
+    let at = last.at?;
+    let first = path
+        .iter()
+        .find(|p| p.at.is_some_and(|t| t >= at - SPEED_WINDOW_S))?;
+    let dt = at - first.at?;
+    (dt > 0.5 && last.pairs > first.pairs).then(|| (last.pairs - first.pairs) as f64 / dt)
+}
+
+/// Seconds to a bound: the pairs the LLR needs at its mean drift per pair so far, at
+/// `per_s` pairs a second. `None` without a drift toward a bound.
+fn eta(llr: f64, pairs: u64, (lower, upper): (f64, f64), per_s: Option<f64>) -> Option<f64> {
+    let drift = llr / pairs.max(1) as f64;
+    let left = if drift > 1e-9 {
+        (upper - llr) / drift
+    } else if drift < -1e-9 {
+        (lower - llr) / drift
+    } else {
+        return None;
+    };
+    Some(left.max(0.0) / per_s?)
+}
+
+fn test_row(
+    test: &Test,
+    path: Vec<PathPoint>,
+    league: &crate::plan::SprtConfig,
+    pairs: &[PairStats],
+    name: &HashMap<BotId, &str>,
+) -> TestRow {
+    let bounds = test.sprt(league);
+    let (lower, upper) = bounds.sprt().map_or((f64::NAN, f64::NAN), |s| s.bounds());
+    let named = |id: BotId| name.get(&id).map(|s| (*s).to_owned());
+    let per_s = pairs_per_s(&path);
+    let elo = test
+        .against
+        .map(|a| EloEstimate::from_pentanomial(&pentanomial(test.subject, a, pairs), Z_95));
+    TestRow {
+        id: test.id,
+        bot: named(test.subject).unwrap_or_default(),
+        base: test.base.and_then(named),
+        base_said: base_name(test, named),
+        against: test.against.and_then(named),
+        elo0: bounds.elo0,
+        elo1: bounds.elo1,
+        alpha: bounds.alpha,
+        beta: bounds.beta,
+        lower,
+        upper,
+        state: test.state,
+        llr: test.llr,
+        pairs: test.pairs,
+        elo,
+        games_per_s: per_s.map(|p| 2.0 * p),
+        eta_s: match (test.state, test.llr) {
+            (TestState::Running, Some(llr)) => eta(llr, test.pairs, (lower, upper), per_s),
+            _ => None,
+        },
+        why: test.why.clone(),
+        path,
+    }
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -108,7 +197,7 @@ pub fn standings(league: &League) -> Result<Standings> {
     let sprt = league.config.sprt.sprt()?;
     let (lower, upper) = sprt.bounds();
     let name: HashMap<BotId, &str> = bots.iter().map(|b| (b.id, b.name.as_str())).collect();
-    let strongest = strongest_benchmark(&bots, &pairs);
+    let strongest = strongest_benchmark(&bots, &pairs, None);
     let table = Table::of(&bots, &pairs, |b| b.plays());
     let ratings = ratings(table.ids.len(), &table.encounters, league.config.seed);
     let by_id: HashMap<BotId, &Bot> = bots.iter().map(|b| (b.id, b)).collect();
@@ -141,21 +230,14 @@ pub fn standings(league: &League) -> Result<Standings> {
     for (i, r) in rows.iter_mut().enumerate() {
         r.rank = i + 1;
     }
-    let candidates = bots
+    let tests = league
+        .store
+        .tests()?
         .iter()
-        .filter(|b| b.role == Role::Candidate && b.state != State::Failed && !b.archived)
-        .map(|b| {
-            Ok(Candidate {
-                bot: b.name.clone(),
-                state: b.state,
-                llr: b.llr,
-                pairs: b.verdict_pairs,
-                against: b
-                    .against
-                    .and_then(|id| name.get(&id))
-                    .map(|s| (*s).to_owned()),
-                path: league.store.llr_path(b.id)?,
-            })
+        .filter(|t| by_id.get(&t.subject).is_some_and(|b| !b.archived))
+        .map(|t| {
+            let path = league.store.test_path(t.id)?;
+            Ok(test_row(t, path, &league.config.sprt, &pairs, &name))
         })
         .collect::<Result<Vec<_>>>()?;
     let order: Vec<BotId> = rows
@@ -191,7 +273,7 @@ pub fn standings(league: &League) -> Result<Standings> {
                 .map(|s| (*s).to_owned()),
         },
         rows,
-        candidates,
+        tests,
         cross,
         retired,
     })
@@ -347,34 +429,8 @@ pub fn table(s: &Standings) -> String {
             signed(r.elo_high)
         );
     }
-    if !s.candidates.is_empty() {
-        let _ = writeln!(
-            out,
-            "\ncandidates: GSPRT (pentanomial, logistic Elo {} vs {}, alpha {}, beta {}; LLR bounds [{:.2}, {:.2}]) against the strongest benchmark{}",
-            s.sprt.elo0,
-            s.sprt.elo1,
-            s.sprt.alpha,
-            s.sprt.beta,
-            s.sprt.lower,
-            s.sprt.upper,
-            s.sprt
-                .against
-                .as_ref()
-                .map_or(" (none yet)".to_owned(), |b| format!(" ({b})"))
-        );
-        for c in &s.candidates {
-            let _ = writeln!(
-                out,
-                "  {:<width$}  {:<8}  LLR {:>6}  {} pairs{}",
-                c.bot,
-                c.state.as_str(),
-                c.llr.map_or("-".to_owned(), |l| format!("{l:+.2}")),
-                c.pairs,
-                c.against
-                    .as_ref()
-                    .map_or(String::new(), |a| format!(" against {a}"))
-            );
-        }
+    if !s.tests.is_empty() {
+        out.push_str(&tests_table(s));
     }
     if s.cross.bots.len() > 1 {
         let _ = writeln!(
@@ -437,7 +493,8 @@ pub fn csv(s: &Standings) -> String {
         "rank,bot,role,state,games,score,elo,elo_low,elo_high,llr,verdict_pairs,against\n",
     );
     for r in &s.rows {
-        let c = s.candidates.iter().find(|c| c.bot == r.bot);
+        // The bot's latest test.
+        let c = s.tests.iter().rev().find(|t| t.bot == r.bot);
         let _ = writeln!(
             out,
             "{},{},{},{},{},{:.2},{:.2},{:.2},{:.2},{},{},{}",
@@ -456,6 +513,88 @@ pub fn csv(s: &Standings) -> String {
             c.and_then(|c| c.against.as_deref())
                 .map_or(String::new(), csv_cell),
         );
+    }
+    out
+}
+
+/// Seconds in words: `45 s`, `12 min`, `3.5 h`.
+fn duration(secs: f64) -> String {
+    if secs < 90.0 {
+        format!("{secs:.0} s")
+    } else if secs < 5400.0 {
+        format!("{:.0} min", secs / 60.0)
+    } else {
+        format!("{:.1} h", secs / 3600.0)
+    }
+}
+
+/// The tests' section of the console table.
+fn tests_table(s: &Standings) -> String {
+    let mut out = String::from(
+        "\ntests (GSPRT on game pairs, pentanomial, logistic Elo; the bot's Elo over what it was last against, 95% interval)\n",
+    );
+    let cells: Vec<[String; 8]> = s
+        .tests
+        .iter()
+        .map(|t| {
+            let speed = match (t.games_per_s, t.eta_s) {
+                (Some(g), Some(e)) => format!("{g:.0} games/s, ETA {}", duration(e)),
+                (Some(g), None) => format!("{g:.0} games/s"),
+                _ => String::new(),
+            };
+            [
+                format!("{}", t.id),
+                t.bot.clone(),
+                format!("against {}", t.base_said),
+                format!("Elo {} vs {}", t.elo0, t.elo1),
+                t.state.as_str().to_owned(),
+                t.llr.map_or("LLR -".to_owned(), |l| {
+                    format!("LLR {l:+.2} [{:+.2}, {:+.2}]", t.lower, t.upper)
+                }),
+                format!("{} pairs", t.pairs),
+                match &t.elo {
+                    Some(e) if t.pairs > 0 => {
+                        format!(
+                            "Elo {} [{}, {}]",
+                            signed(e.elo),
+                            signed(e.lower),
+                            signed(e.upper)
+                        )
+                    }
+                    _ => String::new(),
+                } + &if speed.is_empty() {
+                    String::new()
+                } else {
+                    format!("  {speed}")
+                } + &if t.why.is_empty() {
+                    String::new()
+                } else {
+                    format!("  ({})", t.why)
+                },
+            ]
+        })
+        .collect();
+    let widths: Vec<usize> = (0..8)
+        .map(|i| {
+            cells
+                .iter()
+                .map(|c| c[i].chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    for c in &cells {
+        let line: Vec<String> = c
+            .iter()
+            .zip(&widths)
+            .enumerate()
+            .map(|(i, (text, &w))| match i {
+                0 | 6 => format!("{text:>w$}"),
+                7 => text.clone(),
+                _ => format!("{text:<w$}"),
+            })
+            .collect();
+        let _ = writeln!(out, "  {}", line.join("  ").trim_end());
     }
     out
 }

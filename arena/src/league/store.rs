@@ -19,7 +19,9 @@ use serde::Serialize;
 use crate::record::{Score, Side, Termination};
 
 mod chunk;
+mod tests_table;
 use crate::stats::{Pentanomial, Wdl};
+pub use tests_table::{PathPoint, Test, TestId, TestState, TestUpdate, now};
 
 /// A bot's number: its order of addition, never reused once it is added (a bot `add`
 /// refused leaves no row, no copy and no game: its number may be given again). The
@@ -92,6 +94,10 @@ pub const MIGRATIONS: &[Migration] = &[
     // 4: each bot's forfeits by kind (timeout, crash, startup, ...), kept with every
     // batch as the other aggregates are, filled from the stored games.
     Migration::Code(forfeits_from_games),
+    // 5: the candidates' tests, each against a base of its own (a named bot or the
+    // strongest benchmark) with its own bounds; a candidate's verdict moves from its
+    // bot row to a test (`store/tests_table.rs`).
+    Migration::Code(tests_table::migrate),
 ];
 
 /// Migration 4: the `forfeits` aggregate, counted from every stored game.
@@ -188,10 +194,6 @@ pub struct Bot {
     pub state: State,
     pub archived: bool,
     pub build_log: String,
-    /// A candidate's last LLR, the pairs it was computed on, and against whom.
-    pub llr: Option<f64>,
-    pub verdict_pairs: u64,
-    pub against: Option<BotId>,
     /// Its stored copy's files as `add` left them (`league::seal`); `None`: nothing to
     /// check (a built-in, or a bot added before copies were sealed).
     #[serde(skip)]
@@ -391,7 +393,7 @@ impl Store {
 
     pub fn bots(&self) -> Result<Vec<Bot>> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT id, name, spec, role, state, archived, build_log, llr, verdict_pairs, against, seal FROM bots ORDER BY id",
+            "SELECT id, name, spec, role, state, archived, build_log, seal FROM bots ORDER BY id",
         )?;
         let rows = stmt.query_map([], |r| {
             Ok((
@@ -402,16 +404,12 @@ impl Store {
                 r.get::<_, String>(4)?,
                 r.get::<_, i64>(5)?,
                 r.get::<_, String>(6)?,
-                r.get::<_, Option<f64>>(7)?,
-                r.get::<_, i64>(8)?,
-                r.get::<_, Option<i64>>(9)?,
-                r.get::<_, Option<String>>(10)?,
+                r.get::<_, Option<String>>(7)?,
             ))
         })?;
         let mut out = Vec::new();
         for row in rows {
-            let (id, name, spec, role, state, archived, build_log, llr, pairs, against, seal) =
-                row?;
+            let (id, name, spec, role, state, archived, build_log, seal) = row?;
             out.push(Bot {
                 id,
                 name,
@@ -420,9 +418,6 @@ impl Store {
                 state: State::parse(&state)?,
                 archived: archived != 0,
                 build_log,
-                llr,
-                verdict_pairs: pairs as u64,
-                against,
                 seal,
             });
         }
@@ -466,7 +461,11 @@ impl Store {
         if played > 0 {
             bail!("bot {id} has games: it stays in the league");
         }
-        tx.execute("DELETE FROM llr_path WHERE bot = ?1", [id])?;
+        tx.execute(
+            "DELETE FROM test_path WHERE test IN (SELECT id FROM tests WHERE subject = ?1)",
+            [id],
+        )?;
+        tx.execute("DELETE FROM tests WHERE subject = ?1", [id])?;
         tx.execute("DELETE FROM bots WHERE id = ?1", [id])?;
         tx.commit()?;
         Ok(())
@@ -539,37 +538,6 @@ impl Store {
             &self.conn,
             rusqlite::TransactionBehavior::Immediate,
         )?)
-    }
-
-    /// A candidate's test so far (`state` `running`) or its verdict; the LLR path gains a
-    /// point when the pairs changed.
-    pub fn set_verdict(
-        &self,
-        id: BotId,
-        state: State,
-        llr: f64,
-        pairs: u64,
-        against: BotId,
-    ) -> Result<()> {
-        let tx = self.write()?;
-        tx.execute(
-            "UPDATE bots SET state = ?2, llr = ?3, verdict_pairs = ?4, against = ?5 WHERE id = ?1 AND role = 'candidate'",
-            params![id, state.as_str(), llr, pairs as i64, against],
-        )?;
-        tx.execute(
-            "INSERT OR REPLACE INTO llr_path(bot, pairs, llr) VALUES (?1, ?2, ?3)",
-            params![id, pairs as i64, llr],
-        )?;
-        tx.commit()?;
-        Ok(())
-    }
-
-    pub fn llr_path(&self, id: BotId) -> Result<Vec<(u64, f64)>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT pairs, llr FROM llr_path WHERE bot = ?1 ORDER BY pairs")?;
-        let rows = stmt.query_map([id], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))?;
-        Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
     }
 
     // ---- games ----
