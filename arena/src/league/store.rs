@@ -19,7 +19,9 @@ use serde::Serialize;
 use crate::record::{Score, Side, Termination};
 
 mod chunk;
+mod history;
 use crate::stats::{Pentanomial, Wdl};
+pub use history::{MOST_SNAPSHOTS, Snapshot};
 
 /// A bot's number: its order of addition, never reused once it is added (a bot `add`
 /// refused leaves no row, no copy and no game: its number may be given again). The
@@ -92,6 +94,9 @@ pub const MIGRATIONS: &[Migration] = &[
     // 4: each bot's forfeits by kind (timeout, crash, startup, ...), kept with every
     // batch as the other aggregates are, filled from the stored games.
     Migration::Code(forfeits_from_games),
+    // 5: snapshots of the bots' ratings over time, for the page's chart (none for the
+    // time before: the ratings of then were never recorded).
+    Migration::Sql(history::TABLE),
 ];
 
 /// Migration 4: the `forfeits` aggregate, counted from every stored game.
