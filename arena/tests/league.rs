@@ -1490,6 +1490,25 @@ fn the_live_page_in_headless_chromium() {
         &format!("{games} > {}", before.unwrap_or(u64::MAX)),
         Duration::from_secs(20),
     );
+    // The chart: a line per bot with snapshots ("gone" too, until it was archived); the
+    // bots in play have a point from the first run and one from this run's first commit.
+    let chart = "Array.from(document.querySelectorAll('#chart polyline'), \
+                 p => p.dataset.bot + '=' + p.getAttribute('points').split(' ').length)";
+    let charted = page.wait_for(
+        &format!("{chart}.length === 4 && {chart}.filter(l => !l.endsWith('=1')).length >= 3"),
+        Duration::from_secs(20),
+    );
+    let lines: Vec<String> = page
+        .eval(chart)
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|l| l.as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default();
+    let legend = page.eval("document.getElementById('chart-legend').textContent");
+    let legend = legend.as_str().unwrap_or_default().to_owned();
     let retired = page.eval("document.getElementById('retired').tBodies[0].textContent");
     let retired = retired.as_str().unwrap_or_default().to_owned();
     let forfeits = page.eval(
@@ -1508,6 +1527,23 @@ fn the_live_page_in_headless_chromium() {
         "the page did not follow the league's games: {dom}"
     );
     assert!(console.is_empty(), "console: {console:#?}");
+    assert!(charted, "the chart: {lines:?}");
+    let points = |bot: &str| {
+        lines
+            .iter()
+            .find_map(|l| l.strip_prefix(&format!("{bot}=")))
+            .and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or(0)
+    };
+    for bot in ["greedy", "random", hostile] {
+        assert!(points(bot) >= 2, "{bot}'s line: {lines:?}");
+    }
+    assert!(points("gone") >= 1, "the archived bot's line: {lines:?}");
+    assert_eq!(
+        legend,
+        format!("greedyrandom{hostile}gone"),
+        "the chart's legend, by bot id"
+    );
     assert!(dom.contains("data-status=\"ok\""), "{dom}");
     assert!(dom.contains("data-live=\"events\""), "{dom}");
     assert!(dom.contains(&format!("seed {seed}:")), "the seed: {dom}");
@@ -1554,6 +1590,120 @@ fn the_live_page_in_headless_chromium() {
     assert!(get(port, "/api/state?token=s3cret").starts_with("HTTP/1.1 200"));
     let _ = child.kill();
     let _ = child.wait();
+}
+
+/// Starts `run --serve` on a league that plays nothing (no candidate, spare play off):
+/// the page of a league at rest. Returns the run and the page's port.
+fn serve_at_rest(dir: &Path) -> (Child, u16) {
+    let port = free_port();
+    let mut child = std::process::Command::new(exe())
+        .args(["league", "run", s(dir), "--spare", "off", "--serve"])
+        .arg(format!("127.0.0.1:{port}"))
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut err = BufReader::new(child.stderr.take().unwrap());
+    let mut line = String::new();
+    while err.read_line(&mut line).unwrap() > 0 && !line.contains("league page: ") {
+        line.clear();
+    }
+    assert!(line.contains("league page: "), "{line}");
+    std::thread::spawn(move || std::io::copy(&mut err, &mut std::io::sink()));
+    (child, port)
+}
+
+/// `/api/state` holds each bot's rating over time: a run takes a snapshot at its first
+/// commit (and at its end when a commit came after the last), so two runs give each bot
+/// at least two points, the last of them its Elo in the standings.
+#[test]
+fn the_page_state_has_each_bots_rating_over_time() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(
+        &dir,
+        "5,4",
+        "7",
+        &[
+            ("greedy", "greedy", true),
+            ("random", "random", true),
+            ("smart", "smart", true),
+        ],
+    );
+    run(&dir, &["--games", "60", "--concurrency", "2"]);
+    run(&dir, &["--games", "60", "--concurrency", "2"]);
+    let (mut child, port) = serve_at_rest(&dir);
+    let state = get(port, "/api/state");
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(state.starts_with("HTTP/1.1 200"), "{state}");
+    let v: serde_json::Value =
+        serde_json::from_str(&state[state.find("\r\n\r\n").unwrap() + 4..]).unwrap();
+    let ratings = &v["ratings"];
+    let since = ratings["since"]
+        .as_f64()
+        .expect("the first snapshot's time");
+    let lines = ratings["bots"].as_array().expect("a line per bot");
+    let names: Vec<&str> = lines.iter().map(|l| l["name"].as_str().unwrap()).collect();
+    assert_eq!(names, ["greedy", "random", "smart"], "{ratings}");
+    let mut first = f64::MAX;
+    for line in lines {
+        let points: Vec<(f64, f64)> = line["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| (p[0].as_f64().unwrap(), p[1].as_f64().unwrap()))
+            .collect();
+        assert!(points.len() >= 2, "{line}");
+        assert!(points.windows(2).all(|w| w[0].0 < w[1].0), "{line}");
+        first = first.min(points[0].0);
+        let row = v["standings"]["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["bot"] == line["name"])
+            .unwrap();
+        let (last, now) = (points.last().unwrap().1, row["elo"].as_f64().unwrap());
+        assert!(
+            (last - now).abs() < 1e-6,
+            "{line}: ends at {last}, not {now}"
+        );
+    }
+    assert_eq!(first, since, "since: the first snapshot");
+}
+
+/// A league from before the rating history (the schema one migration short) gains its
+/// table at the next writing command, empty (the ratings of then were never recorded),
+/// and the next run fills it.
+#[test]
+fn a_database_before_the_rating_history_gains_it() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(
+        &dir,
+        "5,4",
+        "3",
+        &[("greedy", "greedy", true), ("random", "random", true)],
+    );
+    run(&dir, &["--games", "20"]);
+    let latest = arena::league::store::MIGRATIONS.len();
+    let conn = rusqlite::Connection::open(dir.join("league.db")).unwrap();
+    conn.execute_batch(&format!(
+        "DROP TABLE ratings; PRAGMA user_version = {};",
+        latest - 1
+    ))
+    .unwrap();
+    drop(conn);
+    ok(&["league", "add", s(&dir), "smart", "smart", "--benchmark"]);
+    let count = |sql: &str| -> i64 {
+        let conn = rusqlite::Connection::open(dir.join("league.db")).unwrap();
+        conn.query_row(sql, [], |r| r.get(0)).unwrap()
+    };
+    assert_eq!(count("PRAGMA user_version") as usize, latest);
+    assert_eq!(count("SELECT count(*) FROM ratings"), 0);
+    run(&dir, &["--games", "20"]);
+    assert_eq!(count("SELECT count(DISTINCT bot) FROM ratings"), 3);
+    assert_eq!(show_json(&dir)["games"].as_u64(), Some(40));
 }
 
 /// `/events`, read with a plain TCP client: an event at once (the last game's seq), and

@@ -10,11 +10,13 @@
 //! the one writer's batches, aggregates kept in the same transactions), `bots` (add,
 //! copy, build, roles), `seal` (a stored copy's files, checked before it runs), `matchmaker` (what to play next), `play` (a batch on the task's
 //! own engine), `verdict` (the GSPRT of each candidate), `standings` (`show`),
-//! `export` (run directories), `page` (the live page), `run` (the loop).
+//! `history` (the ratings over time, the page's chart), `export` (run directories),
+//! `page` (the live page), `run` (the loop).
 
 pub mod bots;
 pub mod config;
 pub mod export;
+pub mod history;
 pub mod matchmaker;
 pub mod page;
 pub mod play;

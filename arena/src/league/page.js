@@ -116,6 +116,76 @@
     return cell;
   }
 
+  // Rating over time: one line per bot with snapshots (x: time since the league's first
+  // snapshot; y: Elo), its name in the legend as text.
+  const palette = ["#3060c0", "#d04a2a", "#2a9d4a", "#8a4fc0", "#c08a00", "#1a9bb0",
+    "#c0407a", "#6b6b6b", "#7a9a20", "#a05a2c"];
+  function nice(x) {
+    const p = Math.pow(10, Math.floor(Math.log10(x)));
+    const m = x / p;
+    return (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10) * p;
+  }
+  function chart(r) {
+    const ns = "http://www.w3.org/2000/svg";
+    const svgEl = (tag, attrs, text) => {
+      const e = document.createElementNS(ns, tag);
+      for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v);
+      if (text !== undefined) e.textContent = String(text);
+      return e;
+    };
+    const lines = (r && r.bots) || [];
+    const all = lines.flatMap((l) => l.points);
+    $("chart-legend").replaceChildren(...lines.map((l, i) => {
+      const li = el("li");
+      const swatch = el("i");
+      swatch.style.background = palette[i % palette.length];
+      li.append(swatch, document.createTextNode(l.name));
+      return li;
+    }));
+    if (!all.length) {
+      $("chart").replaceChildren(el("p", "no snapshot yet: the chart starts with the league's first games"));
+      return;
+    }
+    const w = 720, h = 240, left = 48, right = 14, top = 10, bottom = 34;
+    const since = r.since;
+    const maxT = Math.max(1, ...all.map((p) => p[0] - since));
+    let lo = Math.min(...all.map((p) => p[1])), hi = Math.max(...all.map((p) => p[1]));
+    if (hi - lo < 20) { const mid = (hi + lo) / 2; lo = mid - 10; hi = mid + 10; }
+    const step = nice((hi - lo) / 4);
+    lo = Math.floor(lo / step) * step;
+    hi = Math.ceil(hi / step) * step;
+    const x = (t) => left + (t / maxT) * (w - left - right);
+    const y = (e) => top + ((hi - e) / (hi - lo)) * (h - top - bottom);
+    const svg = svgEl("svg", { width: w, height: h, viewBox: "0 0 " + w + " " + h });
+    for (let k = 0; lo + k * step <= hi + step / 2; k++) {
+      const v = lo + k * step;
+      svg.append(svgEl("line", { x1: left, x2: w - right, y1: y(v), y2: y(v), stroke: v === 0 ? "#999" : "#e4e4e4" }),
+        svgEl("text", { x: left - 4, y: y(v) + 4, "text-anchor": "end" }, (v > 0 ? "+" : "") + Math.round(v)));
+    }
+    const [unit, name] = maxT < 120 ? [1, "s"] : maxT < 7200 ? [60, "min"] : [3600, "h"];
+    const xstep = nice(maxT / unit / 5) * unit;
+    for (let k = 0; k * xstep <= maxT + 1e-9; k++) {
+      const t = k * xstep;
+      svg.append(svgEl("line", { x1: x(t), x2: x(t), y1: h - bottom, y2: h - bottom + 4, stroke: "#999" }),
+        svgEl("text", { x: x(t), y: h - bottom + 15, "text-anchor": "middle" }, +(t / unit).toFixed(1) + " " + name));
+    }
+    svg.append(svgEl("line", { x1: left, x2: w - right, y1: h - bottom, y2: h - bottom, stroke: "#999" }),
+      svgEl("text", { x: w - right, y: h - 2, "text-anchor": "end" }, "time since the league's first snapshot"));
+    lines.forEach((l, i) => {
+      const color = palette[i % palette.length];
+      const line = svgEl("polyline", {
+        points: l.points.map((p) => x(p[0] - since).toFixed(1) + "," + y(p[1]).toFixed(1)).join(" "),
+        fill: "none", stroke: color, "stroke-width": 1.5,
+      });
+      line.dataset.bot = l.name;
+      line.append(svgEl("title", {}, l.name));
+      const end = l.points[l.points.length - 1];
+      svg.append(line, svgEl("circle", { cx: x(end[0] - since), cy: y(end[1]), r: 2.5, fill: color }));
+    });
+    $("chart").replaceChildren(svg);
+  }
+
+
   function duration(secs) {
     if (secs < 90) return secs.toFixed(0) + " s";
     if (secs < 5400) return (secs / 60).toFixed(0) + " min";
@@ -207,6 +277,7 @@
         options($("f-case"), s.cases);
         options($("f-bot"), v.bots);
         standings(s);
+        chart(v.ratings);
         tests(s);
         cross(s);
         heatmap(v.heatmap);

@@ -19,6 +19,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 
 use super::League;
+use super::history;
 use super::matchmaker::{Sizing, Spare, next_jobs};
 use super::play::{Abandoned, PairPlayer, Players, Runtimes, Timed, spawn_batch};
 use super::store::{
@@ -494,13 +495,25 @@ fn spawn_writer(db: &Path, sprt: crate::plan::SprtConfig, quiet: bool) -> Result
             let mut store = Store::open(&db)?;
             // Verdicts due from games committed before a restart.
             report_verdicts(&evaluate(&store, &sprt)?, quiet);
+            let mut cadence = history::Cadence::default();
             for played in batches {
                 store.commit(&played)?;
                 report_verdicts(&evaluate(&store, &sprt)?, quiet);
+                snapshot(&store, &mut cadence, false);
             }
+            snapshot(&store, &mut cadence, true);
             Ok(())
         })?;
     Ok((to_writer, writer))
+}
+
+/// The chart's snapshot, if due (`history::after_commit`), written after the commit in
+/// a transaction of its own: the fit stays out of the batch's write lock, and a
+/// snapshot that cannot be written costs a point of the chart, never the run.
+fn snapshot(store: &Store, cadence: &mut history::Cadence, end: bool) {
+    if let Err(e) = history::after_commit(store, cadence, end) {
+        eprintln!("the rating chart's snapshot was not written: {e:#}");
+    }
 }
 
 fn report_verdicts(decided: &[Decided], quiet: bool) {

@@ -19,8 +19,10 @@ use serde::Serialize;
 use crate::record::{Score, Side, Termination};
 
 mod chunk;
+mod history;
 mod tests_table;
 use crate::stats::{Pentanomial, Wdl};
+pub use history::{MOST_SNAPSHOTS, Snapshot};
 pub use tests_table::{PathPoint, Test, TestId, TestState, TestUpdate, now};
 
 /// A bot's number: its order of addition, never reused once it is added (a bot `add`
@@ -98,6 +100,9 @@ pub const MIGRATIONS: &[Migration] = &[
     // strongest benchmark) with its own bounds; a candidate's verdict moves from its
     // bot row to a test (`store/tests_table.rs`).
     Migration::Code(tests_table::migrate),
+    // 6: snapshots of the bots' ratings over time, for the page's chart (none for the
+    // time before: the ratings of then were never recorded).
+    Migration::Sql(history::TABLE),
 ];
 
 /// Migration 4: the `forfeits` aggregate, counted from every stored game.

@@ -8,6 +8,7 @@ use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
 use crate::league::League;
+use crate::league::history;
 use crate::league::play::PairPlayer;
 use crate::league::standings::standings;
 use crate::league::store::Filter;
@@ -56,7 +57,8 @@ fn filter(league: &League, req: &Params) -> Result<Filter> {
     Ok(Filter { case, seat, bot })
 }
 
-/// `/api/state`: the standings, the heatmap and the latest games, filtered.
+/// `/api/state`: the standings, the heatmap and the latest games, filtered; the
+/// ratings over time (unfiltered: the table's ratings).
 pub fn state(dir: &Path, req: &Params) -> Result<Value> {
     let league = League::open_read(dir)?;
     let filter = filter(&league, req)?;
@@ -107,6 +109,7 @@ pub fn state(dir: &Path, req: &Params) -> Result<Value> {
         "heatmap": { "cases": cases, "rows": heatmap },
         "recent": recent,
         "bots": bots.iter().map(|b| b.name.clone()).collect::<Vec<_>>(),
+        "ratings": history::series(&league.store, &bots)?,
     }))
 }
 
