@@ -1953,7 +1953,7 @@ fn walkthrough_screenshot() {
     let mut page = common::devtools::Browser::launch(&browser);
     page.call(
         "Emulation.setDeviceMetricsOverride",
-        serde_json::json!({ "width": 900, "height": 1400, "deviceScaleFactor": 1, "mobile": false }),
+        serde_json::json!({ "width": 1100, "height": 1500, "deviceScaleFactor": 1, "mobile": false }),
     );
     page.open(&url);
     let ready = "document.body.dataset.live === 'events' && \
@@ -1962,11 +1962,11 @@ fn walkthrough_screenshot() {
     let loaded = page.wait_for(ready, Duration::from_secs(30));
     // A few seconds of spare play, so the page shows a league that is alive.
     std::thread::sleep(Duration::from_secs(3));
-    // The top of the page: standings, verdicts, cross table, cases and the first of the
-    // latest games (the whole list would triple the picture for more of the same).
+    // The top of the page: standings, the rating chart, the tests, the cross table (the
+    // rest would double the picture for more of the same).
     let shot = page.call(
         "Page.captureScreenshot",
-        serde_json::json!({ "format": "png", "clip": { "x": 0, "y": 0, "width": 900, "height": 1400, "scale": 1 } }),
+        serde_json::json!({ "format": "png", "clip": { "x": 0, "y": 0, "width": 1100, "height": 1500, "scale": 1 } }),
     );
     drop(page);
     let _ = child.kill();
