@@ -2035,3 +2035,136 @@ fn an_exported_pair_cut_short_credits_no_sprt() {
     assert!(!title.contains("SPRT"), "{title}");
     assert!(title.contains("fewer than its scheduled games"), "{title}");
 }
+
+/// A league of greedy (a benchmark) and `slow`, a Python bot sleeping `secs` a move,
+/// with the sandbox off (the tests of progress and stops need no confinement).
+fn slow_league(tmp: &Path, secs: f64) -> PathBuf {
+    let dir = tmp.join("lg");
+    league(&dir, "5,4", "3", &[("greedy", "greedy", true)]);
+    limits(&dir, &[("sandbox", "\"off\"")]);
+    let bot = slow_bot(tmp, secs);
+    let spec = format!("exec:python3 {}", bot.display());
+    ok(&["league", "add", s(&dir), "slow", &spec]);
+    dir
+}
+
+/// The games counted by `run`'s progress lines ("N games in T s (R games/s)"), in order.
+fn progress_counts(stderr: &str) -> Vec<u64> {
+    stderr
+        .lines()
+        .filter(|l| l.contains(" games in ") && l.ends_with(" games/s)"))
+        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .collect()
+}
+
+/// A batch of a slow bot prints progress while it plays: the run's one batch (a new
+/// pair's first two game pairs, 4 games at about 2 s each, one at a time) has progress
+/// lines with counts that grow before it ends. The old run printed a line only between
+/// batches: none before the batch ended.
+#[test]
+fn a_long_batch_prints_progress_while_it_plays() {
+    if !common::have("python3") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = slow_league(tmp.path(), 0.5);
+    let began = Instant::now();
+    let out = arena()
+        .args([
+            "league",
+            "run",
+            s(&dir),
+            "--games",
+            "4",
+            "--concurrency",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    let took = began.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("recorded 4 games"),
+        "one batch of 4 games: {err}"
+    );
+    let counts = progress_counts(&err);
+    let within: Vec<u64> = counts.iter().copied().filter(|&n| n < 4).collect();
+    eprintln!("batch of {took:?}; progress counts {counts:?}");
+    assert!(
+        within.len() >= 2,
+        "fewer than two progress lines within the batch: {err}"
+    );
+    assert!(
+        counts.windows(2).all(|w| w[0] <= w[1]),
+        "counts go down: {err}"
+    );
+    assert!(
+        within.last() > within.first(),
+        "the count did not grow within the batch: {err}"
+    );
+    // `--quiet` prints none.
+    let quiet = arena()
+        .args(["league", "run", s(&dir), "--games", "4", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(quiet.status.success());
+    let err = String::from_utf8_lossy(&quiet.stderr);
+    assert!(progress_counts(&err).is_empty(), "{err}");
+}
+
+/// A second Ctrl-C during `league run` exits at once (130) and says what is true of a
+/// league: the committed games are kept and `arena league run DIR` plays on (the old
+/// hint named `arena run --resume`, which a league does not have); and it does.
+#[test]
+fn a_second_ctrl_c_during_a_league_names_league_run() {
+    if !common::have("python3") || !common::have("kill") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = slow_league(tmp.path(), 0.3);
+    let mut child = spawn_run(&dir, &["--concurrency", "1"], &[]);
+    // The pair's processes started: the handler is installed and a batch is in flight.
+    let began = Instant::now();
+    while !dir.join("logs/1-2").exists() {
+        assert!(began.elapsed() < Duration::from_secs(60), "no batch");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    for _ in 0..2 {
+        let kill = std::process::Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let sent = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if sent.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("no exit 30 s after two SIGINTs");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    let said = format!(
+        "stopped at once; the committed games are kept: `arena league run {}` plays on",
+        dir.display()
+    );
+    assert!(err.contains(&said), "{err}");
+    assert!(!err.contains("--resume"), "{err}");
+    // And it does play on.
+    run(&dir, &["--games", "4", "--concurrency", "2"]);
+    assert!(show_json(&dir)["games"].as_u64().unwrap() >= 4);
+}
