@@ -2168,3 +2168,46 @@ fn a_second_ctrl_c_during_a_league_names_league_run() {
     run(&dir, &["--games", "4", "--concurrency", "2"]);
     assert!(show_json(&dir)["games"].as_u64().unwrap() >= 4);
 }
+
+/// A new `league.toml` leaves out the legacy `require_sandbox = false` (it sat beside
+/// `sandbox = "on"`, saying the opposite); one that holds it still opens and plays. A run
+/// directory's `config.toml` keeps it: its bytes (and the hash `--resume` and `verify`
+/// compare) are as before.
+#[test]
+fn league_toml_leaves_out_require_sandbox_and_old_ones_open() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4", "3", &[("greedy", "greedy", true)]);
+    let toml = std::fs::read_to_string(dir.join("league.toml")).unwrap();
+    assert!(!toml.contains("require_sandbox"), "{toml}");
+    assert!(toml.contains("sandbox = \"on\""), "{toml}");
+    // An old league.toml.
+    let old = toml.replacen(
+        "sandbox = \"on\"",
+        "require_sandbox = false\nsandbox = \"on\"",
+        1,
+    );
+    assert!(old.contains("\nrequire_sandbox = false\n"), "{old}");
+    std::fs::write(dir.join("league.toml"), &old).unwrap();
+    ok(&["league", "add", s(&dir), "random", "random", "--benchmark"]);
+    run(&dir, &["--games", "4"]);
+    assert_eq!(show_json(&dir)["games"].as_u64(), Some(4));
+    let out = tmp.path().join("match");
+    ok(&[
+        "match",
+        "--game",
+        "dominoes",
+        "--agent",
+        "greedy",
+        "--agent",
+        "random",
+        "--cases",
+        "5,4",
+        "--games-per-case",
+        "2",
+        "--out",
+        s(&out),
+    ]);
+    let config = std::fs::read_to_string(out.join("config.toml")).unwrap();
+    assert!(config.contains("\nrequire_sandbox = false\n"), "{config}");
+}
