@@ -2211,3 +2211,119 @@ fn league_toml_leaves_out_require_sandbox_and_old_ones_open() {
     let config = std::fs::read_to_string(out.join("config.toml")).unwrap();
     assert!(config.contains("\nrequire_sandbox = false\n"), "{config}");
 }
+
+/// The walkthrough's v1, saying hello on stderr as it starts, then a line with markup
+/// and a terminal escape, at `dir/chatty.py`.
+fn chatty_bot(dir: &Path) -> PathBuf {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/league/v1.py");
+    let text = std::fs::read_to_string(fixture).unwrap().replacen(
+        "import sys\n",
+        "import sys\nprint('hello from v1', file=sys.stderr, flush=True)\n\
+         print('<b>bold</b> \\x1b[31mred', file=sys.stderr, flush=True)\n",
+        1,
+    );
+    assert!(text.contains("hello from v1"), "the fixture changed");
+    let bot = dir.join("chatty.py");
+    std::fs::write(&bot, text).unwrap();
+    bot
+}
+
+/// An external bot that plays shows its latest stderr lines: a "latest stderr" section
+/// in `show`, `stderr` (its newest log and last lines, escaped) in its row of `--format
+/// json` (and so of `/api/state`), text in the page's standings (never markup); found by
+/// the log's seat after a `rename`; gone once the bot is archived. A built-in bot has
+/// none. The old `show` gave nothing for a bot that still plays.
+#[test]
+fn a_playing_bots_latest_stderr_is_shown() {
+    if !common::have("python3") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4", "3", &[("greedy", "greedy", true)]);
+    limits(&dir, &[("sandbox", "\"off\"")]);
+    let spec = format!("exec:python3 {}", chatty_bot(tmp.path()).display());
+    ok(&["league", "add", s(&dir), "v1", &spec]);
+    run(&dir, &["--games", "8", "--concurrency", "1"]);
+    let table = ok(&["league", "show", s(&dir)]);
+    assert!(table.contains("\nlatest stderr"), "{table}");
+    assert!(table.contains("  v1: "), "{table}");
+    assert!(table.contains("hello from v1"), "{table}");
+    assert!(
+        table.contains("<b>bold</b> \\x1b[31mred") && !table.contains('\u{1b}'),
+        "the escape is not escaped: {table}"
+    );
+    let row = |json: &serde_json::Value, bot: &str| {
+        json["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["bot"] == bot)
+            .unwrap()
+            .clone()
+    };
+    let json = show_json(&dir);
+    let stderr = row(&json, "v1")["stderr"].clone();
+    let lines: Vec<&str> = stderr["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(
+        lines.iter().any(|l| l.ends_with("hello from v1")),
+        "{stderr}"
+    );
+    let log = PathBuf::from(stderr["log"].as_str().unwrap());
+    assert!(
+        log.starts_with(dir.join("logs")) && log.is_file(),
+        "{stderr}"
+    );
+    assert!(row(&json, "greedy")["stderr"].is_null(), "{json}");
+    ok(&["league", "rename", s(&dir), "v1", "v1b"]);
+    assert_eq!(row(&show_json(&dir), "v1b")["stderr"], stderr);
+
+    if let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|n| common::find(n))
+    {
+        let (mut child, url) = serve(&dir, &[]);
+        let mut page = common::devtools::Browser::launch(&browser);
+        page.open(&url);
+        let loaded = page.wait_for(
+            "document.getElementById('status').dataset.status === 'ok'",
+            Duration::from_secs(20),
+        );
+        let cells = page.eval(
+            "Array.from(document.getElementById('standings').tBodies[0].rows, r => r.cells[1].textContent + '=' + r.cells[10].textContent).join('|')",
+        );
+        let cells = cells.as_str().unwrap_or_default().to_owned();
+        let dom = page.eval("document.documentElement.outerHTML");
+        let dom = dom.as_str().unwrap_or_default().to_owned();
+        let console = std::mem::take(&mut page.console);
+        drop(page);
+        let _ = child.kill();
+        let _ = child.wait();
+        eprintln!("the page's bot and stderr cells: {cells:?}");
+        assert!(loaded, "the page did not load: {dom}");
+        assert!(console.is_empty(), "console: {console:#?}");
+        assert!(
+            cells.contains("v1b=last ") && cells.contains("hello from v1"),
+            "the stderr cell: {cells:?}"
+        );
+        assert!(
+            cells.contains("greedy=|") || cells.ends_with("greedy="),
+            "{cells:?}"
+        );
+        assert!(
+            dom.contains("&lt;b&gt;bold&lt;/b&gt;") && !dom.contains("<b>bold"),
+            "the bot's stderr became markup: {dom}"
+        );
+    } else {
+        common::have("chromium");
+    }
+
+    ok(&["league", "archive", s(&dir), "v1b"]);
+    let table = ok(&["league", "show", s(&dir)]);
+    assert!(!table.contains("latest stderr"), "{table}");
+}
