@@ -2131,13 +2131,15 @@ fn a_second_ctrl_c_during_a_league_names_league_run() {
         std::thread::sleep(Duration::from_millis(50));
     }
     std::thread::sleep(Duration::from_millis(300));
+    // The second soon after the first (30 ms): long before the games in flight end and
+    // the first alone would stop the run.
     for _ in 0..2 {
         let kill = std::process::Command::new("kill")
             .args(["-INT", &child.id().to_string()])
             .status()
             .unwrap();
         assert!(kill.success());
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::sleep(Duration::from_millis(30));
     }
     let sent = Instant::now();
     let status = loop {
