@@ -2396,3 +2396,297 @@ fn an_exported_pair_cut_short_credits_no_sprt() {
     assert!(!title.contains("SPRT"), "{title}");
     assert!(title.contains("fewer than its scheduled games"), "{title}");
 }
+
+/// A league of greedy (a benchmark) and `slow`, a Python bot sleeping `secs` a move,
+/// with the sandbox off (the tests of progress and stops need no confinement).
+fn slow_league(tmp: &Path, secs: f64) -> PathBuf {
+    let dir = tmp.join("lg");
+    league(&dir, "5,4", "3", &[("greedy", "greedy", true)]);
+    limits(&dir, &[("sandbox", "\"off\"")]);
+    let bot = slow_bot(tmp, secs);
+    let spec = format!("exec:python3 {}", bot.display());
+    ok(&["league", "add", s(&dir), "slow", &spec]);
+    dir
+}
+
+/// The games counted by `run`'s progress lines ("N games in T s (R games/s)"), in order.
+fn progress_counts(stderr: &str) -> Vec<u64> {
+    stderr
+        .lines()
+        .filter(|l| l.contains(" games in ") && l.ends_with(" games/s)"))
+        .map(|l| l.split(' ').next().unwrap().parse().unwrap())
+        .collect()
+}
+
+/// A batch of a slow bot prints progress while it plays: the run's one batch (a new
+/// pair's first two game pairs, 4 games at about 2 s each, one at a time) has progress
+/// lines with counts that grow before it ends. The old run printed a line only between
+/// batches: none before the batch ended.
+#[test]
+fn a_long_batch_prints_progress_while_it_plays() {
+    if !common::have("python3") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = slow_league(tmp.path(), 0.5);
+    let began = Instant::now();
+    let out = arena()
+        .args([
+            "league",
+            "run",
+            s(&dir),
+            "--games",
+            "4",
+            "--concurrency",
+            "1",
+        ])
+        .output()
+        .unwrap();
+    let took = began.elapsed();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(
+        err.contains("recorded 4 games"),
+        "one batch of 4 games: {err}"
+    );
+    let counts = progress_counts(&err);
+    let within: Vec<u64> = counts.iter().copied().filter(|&n| n < 4).collect();
+    eprintln!("batch of {took:?}; progress counts {counts:?}");
+    assert!(
+        within.len() >= 2,
+        "fewer than two progress lines within the batch: {err}"
+    );
+    assert!(
+        counts.windows(2).all(|w| w[0] <= w[1]),
+        "counts go down: {err}"
+    );
+    assert!(
+        within.last() > within.first(),
+        "the count did not grow within the batch: {err}"
+    );
+    // `--quiet` prints none.
+    let quiet = arena()
+        .args(["league", "run", s(&dir), "--games", "4", "--quiet"])
+        .output()
+        .unwrap();
+    assert!(quiet.status.success());
+    let err = String::from_utf8_lossy(&quiet.stderr);
+    assert!(progress_counts(&err).is_empty(), "{err}");
+}
+
+/// A second Ctrl-C during `league run` exits at once (130) and says what is true of a
+/// league: the committed games are kept and `arena league run DIR` plays on (the old
+/// hint named `arena run --resume`, which a league does not have); and it does.
+#[test]
+fn a_second_ctrl_c_during_a_league_names_league_run() {
+    if !common::have("python3") || !common::have("kill") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = slow_league(tmp.path(), 0.3);
+    let mut child = spawn_run(&dir, &["--concurrency", "1"], &[]);
+    // The pair's processes started: the handler is installed and a batch is in flight.
+    let began = Instant::now();
+    while !dir.join("logs/1-2").exists() {
+        assert!(began.elapsed() < Duration::from_secs(60), "no batch");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(Duration::from_millis(300));
+    // The second soon after the first (30 ms): long before the games in flight end and
+    // the first alone would stop the run.
+    for _ in 0..2 {
+        let kill = std::process::Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(kill.success());
+        std::thread::sleep(Duration::from_millis(30));
+    }
+    let sent = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if sent.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            panic!("no exit 30 s after two SIGINTs");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert_eq!(status.code(), Some(130), "{err}");
+    let said = format!(
+        "stopped at once; the committed games are kept: `arena league run {}` plays on",
+        dir.display()
+    );
+    assert!(err.contains(&said), "{err}");
+    assert!(!err.contains("--resume"), "{err}");
+    // And it does play on.
+    run(&dir, &["--games", "4", "--concurrency", "2"]);
+    assert!(show_json(&dir)["games"].as_u64().unwrap() >= 4);
+}
+
+/// A new `league.toml` leaves out the legacy `require_sandbox = false` (it sat beside
+/// `sandbox = "on"`, saying the opposite); one that holds it still opens and plays. A run
+/// directory's `config.toml` keeps it: its bytes (and the hash `--resume` and `verify`
+/// compare) are as before.
+#[test]
+fn league_toml_leaves_out_require_sandbox_and_old_ones_open() {
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4", "3", &[("greedy", "greedy", true)]);
+    let toml = std::fs::read_to_string(dir.join("league.toml")).unwrap();
+    assert!(!toml.contains("require_sandbox"), "{toml}");
+    assert!(toml.contains("sandbox = \"on\""), "{toml}");
+    // An old league.toml.
+    let old = toml.replacen(
+        "sandbox = \"on\"",
+        "require_sandbox = false\nsandbox = \"on\"",
+        1,
+    );
+    assert!(old.contains("\nrequire_sandbox = false\n"), "{old}");
+    std::fs::write(dir.join("league.toml"), &old).unwrap();
+    ok(&["league", "add", s(&dir), "random", "random", "--benchmark"]);
+    run(&dir, &["--games", "4"]);
+    assert_eq!(show_json(&dir)["games"].as_u64(), Some(4));
+    let out = tmp.path().join("match");
+    ok(&[
+        "match",
+        "--game",
+        "dominoes",
+        "--agent",
+        "greedy",
+        "--agent",
+        "random",
+        "--cases",
+        "5,4",
+        "--games-per-case",
+        "2",
+        "--out",
+        s(&out),
+    ]);
+    let config = std::fs::read_to_string(out.join("config.toml")).unwrap();
+    assert!(config.contains("\nrequire_sandbox = false\n"), "{config}");
+}
+
+/// The walkthrough's v1, saying hello on stderr as it starts, then a line with markup
+/// and a terminal escape, at `dir/chatty.py`.
+fn chatty_bot(dir: &Path) -> PathBuf {
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/league/v1.py");
+    let text = std::fs::read_to_string(fixture).unwrap().replacen(
+        "import sys\n",
+        "import sys\nprint('hello from v1', file=sys.stderr, flush=True)\n\
+         print('<b>bold</b> \\x1b[31mred', file=sys.stderr, flush=True)\n",
+        1,
+    );
+    assert!(text.contains("hello from v1"), "the fixture changed");
+    let bot = dir.join("chatty.py");
+    std::fs::write(&bot, text).unwrap();
+    bot
+}
+
+/// An external bot that plays shows its latest stderr lines: a "latest stderr" section
+/// in `show`, `stderr` (its newest log and last lines, escaped) in its row of `--format
+/// json` (and so of `/api/state`), text in the page's standings (never markup); found by
+/// the log's seat after a `rename`; gone once the bot is archived. A built-in bot has
+/// none. The old `show` gave nothing for a bot that still plays.
+#[test]
+fn a_playing_bots_latest_stderr_is_shown() {
+    if !common::have("python3") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4", "3", &[("greedy", "greedy", true)]);
+    limits(&dir, &[("sandbox", "\"off\"")]);
+    let spec = format!("exec:python3 {}", chatty_bot(tmp.path()).display());
+    ok(&["league", "add", s(&dir), "v1", &spec]);
+    run(&dir, &["--games", "8", "--concurrency", "1"]);
+    let table = ok(&["league", "show", s(&dir)]);
+    assert!(table.contains("\nlatest stderr"), "{table}");
+    assert!(table.contains("  v1: "), "{table}");
+    assert!(table.contains("hello from v1"), "{table}");
+    assert!(
+        table.contains("<b>bold</b> \\x1b[31mred") && !table.contains('\u{1b}'),
+        "the escape is not escaped: {table}"
+    );
+    let row = |json: &serde_json::Value, bot: &str| {
+        json["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["bot"] == bot)
+            .unwrap()
+            .clone()
+    };
+    let json = show_json(&dir);
+    let stderr = row(&json, "v1")["stderr"].clone();
+    let lines: Vec<&str> = stderr["lines"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(
+        lines.iter().any(|l| l.ends_with("hello from v1")),
+        "{stderr}"
+    );
+    let log = PathBuf::from(stderr["log"].as_str().unwrap());
+    assert!(
+        log.starts_with(dir.join("logs")) && log.is_file(),
+        "{stderr}"
+    );
+    assert!(row(&json, "greedy")["stderr"].is_null(), "{json}");
+    ok(&["league", "rename", s(&dir), "v1", "v1b"]);
+    assert_eq!(row(&show_json(&dir), "v1b")["stderr"], stderr);
+
+    if let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
+        .iter()
+        .find_map(|n| common::find(n))
+    {
+        let (mut child, url) = serve(&dir, &[]);
+        let mut page = common::devtools::Browser::launch(&browser);
+        page.open(&url);
+        let loaded = page.wait_for(
+            "document.getElementById('status').dataset.status === 'ok'",
+            Duration::from_secs(20),
+        );
+        let cells = page.eval(
+            "Array.from(document.getElementById('standings').tBodies[0].rows, r => r.cells[1].textContent + '=' + r.cells[10].textContent).join('|')",
+        );
+        let cells = cells.as_str().unwrap_or_default().to_owned();
+        let dom = page.eval("document.documentElement.outerHTML");
+        let dom = dom.as_str().unwrap_or_default().to_owned();
+        let console = std::mem::take(&mut page.console);
+        drop(page);
+        let _ = child.kill();
+        let _ = child.wait();
+        eprintln!("the page's bot and stderr cells: {cells:?}");
+        assert!(loaded, "the page did not load: {dom}");
+        assert!(console.is_empty(), "console: {console:#?}");
+        assert!(
+            cells.contains("v1b=last ") && cells.contains("hello from v1"),
+            "the stderr cell: {cells:?}"
+        );
+        assert!(
+            cells.contains("greedy=|") || cells.ends_with("greedy="),
+            "{cells:?}"
+        );
+        assert!(
+            dom.contains("&lt;b&gt;bold&lt;/b&gt;") && !dom.contains("<b>bold"),
+            "the bot's stderr became markup: {dom}"
+        );
+    } else {
+        common::have("chromium");
+    }
+
+    ok(&["league", "archive", s(&dir), "v1b"]);
+    let table = ok(&["league", "show", s(&dir)]);
+    assert!(!table.contains("latest stderr"), "{table}");
+}

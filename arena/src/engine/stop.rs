@@ -5,13 +5,33 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 static STOP: AtomicBool = AtomicBool::new(false);
 
-/// The run directory of the run in progress, for the second Ctrl-C's resume hint.
-static RUN_DIR: std::sync::Mutex<Option<std::path::PathBuf>> = std::sync::Mutex::new(None);
+/// What the second Ctrl-C says after "stopped at once; ": what is kept and how to go on,
+/// which differ between a run directory and a league.
+static KEPT: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
 
-/// Installs the handler once per process (later calls only name the run directory).
+/// Installs the handler for a run directory: a second Ctrl-C names `--resume`.
 pub fn install(run_dir: &std::path::Path) {
-    if let Ok(mut dir) = RUN_DIR.lock() {
-        *dir = Some(run_dir.to_owned());
+    install_saying(format!(
+        "the games on disk are kept: finish with `arena run --resume {}`",
+        run_dir.display()
+    ));
+}
+
+/// Installs the handler for `arena league run`: a league has no `--resume` (a second
+/// Ctrl-C loses only the uncommitted batches, which the next `run` plays again,
+/// identically).
+pub fn install_for_league(dir: &std::path::Path) {
+    install_saying(format!(
+        "the committed games are kept: `arena league run {}` plays on",
+        dir.display()
+    ));
+}
+
+/// Installs the handler once per process (later calls only change what the second
+/// Ctrl-C says).
+fn install_saying(kept: String) {
+    if let Ok(mut slot) = KEPT.lock() {
+        *slot = Some(kept);
     }
     static INSTALLED: std::sync::Once = std::sync::Once::new();
     INSTALLED.call_once(|| {
@@ -21,14 +41,12 @@ pub fn install(run_dir: &std::path::Path) {
             if STOP.swap(true, Ordering::SeqCst) {
                 // Games not yet written are lost from disk, not from the run: they are
                 // replayed from the seed.
-                let hint = RUN_DIR
+                let kept = KEPT
                     .try_lock()
                     .ok()
-                    .and_then(|d| d.as_ref().map(|d| d.display().to_string()))
-                    .map_or(String::new(), |d| {
-                        format!(": finish with `arena run --resume {d}`")
-                    });
-                eprintln!("\nstopped at once; the games on disk are kept{hint}");
+                    .and_then(|k| k.clone())
+                    .unwrap_or_else(|| "the games on disk are kept".into());
+                eprintln!("\nstopped at once; {kept}");
                 std::process::exit(130);
             }
             eprintln!("\nstopping: finishing the games in progress (Ctrl-C again to quit now)");

@@ -88,8 +88,16 @@ impl LeagueConfig {
         Ok(config)
     }
 
+    /// `league.toml`'s text, without the legacy `require_sandbox = false` (it has no
+    /// effect; `Limits` keeps it so old configs parse, and an old `league.toml` holding it
+    /// still opens). Only here: a run directory's `config.toml`, and the hash `--resume`
+    /// and `verify` compare, keep it, so they stay byte-identical.
     pub fn to_toml(&self) -> Result<String> {
-        Ok(toml::to_string(self)?)
+        let full = toml::to_string(self)?;
+        let lean = full.replacen("\nrequire_sandbox = false\n", "\n", 1);
+        // Left out only where the text still reads back as this very config.
+        let same = toml::from_str::<LeagueConfig>(&lean).is_ok_and(|c| c == *self);
+        Ok(if same { lean } else { full })
     }
 
     /// The two-agent match a pair of bots plays: `names[0]` is agent A (the lower bot

@@ -67,7 +67,7 @@
       return row([r.rank, el("td", r.bot, "name"), el("td", r.role, "name"),
         el("td", r.state, "name " + r.state), r.games, r.score.toFixed(1), signed(r.elo),
         "[" + signed(r.elo_low) + ", " + signed(r.elo_high) + "]", cell,
-        el("td", forfeits(r.forfeits), "name")]);
+        el("td", forfeits(r.forfeits), "name"), stderr(r)]);
     }));
     // Retired bots left the ratings; their state and the end of their log say why (the
     // log comes escaped from the server and goes in as text).
@@ -78,6 +78,25 @@
         el("td", r.state + (r.archived ? ", archived" : ""), "name " + r.state),
         el("td", forfeits(r.forfeits), "name"), log]);
     }));
+  }
+
+  // An external bot's latest stderr lines (escaped by the server, set as text), folded;
+  // a fold stays open across the redraws of each event.
+  const stderrOpen = new Set();
+  function stderr(r) {
+    const td = el("td", null, "name");
+    if (!r.stderr || !r.stderr.lines.length) return td;
+    const fold = el("details");
+    fold.open = stderrOpen.has(r.bot);
+    fold.addEventListener("toggle", () => {
+      if (fold.open) stderrOpen.add(r.bot);
+      else stderrOpen.delete(r.bot);
+    });
+    const summary = el("summary", "last " + r.stderr.lines.length + " lines");
+    summary.title = r.stderr.log;
+    fold.append(summary, el("pre", r.stderr.log + "\n" + r.stderr.lines.join("\n"), "log"));
+    td.appendChild(fold);
+    return td;
   }
 
   // Games lost without finishing, by kind: "3 (timeout 2, crash 1)", or "none".

@@ -5,6 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
@@ -78,13 +79,20 @@ impl PairPlayer {
         }
     }
 
-    /// Plays global pair `g`.
-    pub fn play(&self, job: Job, external: Option<&Arc<ExternalRuntime>>) -> Result<PlayedPair> {
+    /// Plays global pair `g`, counting each game in `finished` as it ends (the run's
+    /// progress line within a batch).
+    pub fn play(
+        &self,
+        job: Job,
+        external: Option<&Arc<ExternalRuntime>>,
+        finished: &AtomicU64,
+    ) -> Result<PlayedPair> {
         let mut rows = Vec::with_capacity(2);
         let mut line = Vec::with_capacity(160);
         for seat in 0..2u8 {
             let key = self.key(job.g, seat);
             let record = self.prepared.play(&key, external, false)?;
+            finished.fetch_add(1, Ordering::Relaxed);
             let Outcome::Duel(duel) = record.outcome else {
                 bail!("a league plays two-seat games");
             };
@@ -289,12 +297,14 @@ pub type Timed = (PlayedPair, f64);
 /// Plays `jobs` on `pool`, in any order, on the pool's threads (the caller waits on the
 /// receiver, so it can give up on a batch); returns them in the order given. A pair
 /// with an external bot plays on its runtime in `runtimes`. Once a stop is asked for,
-/// no game pair starts: the batch ends with [`Abandoned`].
+/// no game pair starts: the batch ends with [`Abandoned`]. Each game that ends adds one
+/// to `finished`, so the caller can tell how far a long batch has come.
 pub fn spawn_batch(
     pool: &rayon::ThreadPool,
     players: HashMap<(BotId, BotId), Arc<PairPlayer>>,
     runtimes: &Runtimes,
     jobs: Vec<Job>,
+    finished: Arc<AtomicU64>,
 ) -> std::sync::mpsc::Receiver<Result<Vec<Timed>>> {
     let runtimes = runtimes.runtimes.clone();
     let (done, batch) = std::sync::mpsc::channel();
@@ -307,7 +317,7 @@ pub fn spawn_batch(
                 }
                 let began = std::time::Instant::now();
                 let key = (job.a, job.b);
-                let pair = players[&key].play(*job, runtimes.get(&key))?;
+                let pair = players[&key].play(*job, runtimes.get(&key), &finished)?;
                 Ok((pair, began.elapsed().as_secs_f64()))
             })
             .collect();

@@ -14,6 +14,7 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -83,7 +84,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
     let league = League::open(dir)?;
     let _lock = crate::rundir::lock::acquire(dir, crate::rundir::Access::Write)
         .context("another `arena league run` holds this league")?;
-    crate::engine::stop::install(dir);
+    crate::engine::stop::install_for_league(dir);
     // Checked once here: a test's own bounds were checked when it was made.
     league.config.sprt.sprt()?;
     let sprt = league.config.sprt;
@@ -205,9 +206,18 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
             continue;
         }
         runtimes.keep_playable(&bots);
+        // Games of the batch in flight that have ended: a batch of slow bots can last
+        // a minute, and the progress line goes on within it.
+        let finished = Arc::new(AtomicU64::new(0));
         let played = players_for(&mut players, &league, &bots, &jobs).and_then(|ready| {
             runtimes.start(&ready, &jobs, &logs)?;
-            wait(spawn_batch(&pool, ready, &runtimes, jobs))
+            let batch = spawn_batch(&pool, ready, &runtimes, jobs, Arc::clone(&finished));
+            wait(batch, || {
+                if !options.quiet && last_line.elapsed() > PROGRESS_EVERY {
+                    last_line = Instant::now();
+                    progress(recorded + finished.load(Ordering::Relaxed), began);
+                }
+            })
         });
         let played = match played {
             Ok(Some(played)) => played,
@@ -237,13 +247,9 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         }
         let known: Vec<PairStats> = pairs.values().cloned().collect();
         decided.extend(decide(&bots, &tests, &known, &sprt));
-        if !options.quiet && last_line.elapsed() > Duration::from_secs(2) {
+        if !options.quiet && last_line.elapsed() > PROGRESS_EVERY {
             last_line = Instant::now();
-            let secs = began.elapsed().as_secs_f64();
-            eprintln!(
-                "{recorded} games in {secs:.1} s ({:.0} games/s)",
-                recorded as f64 / secs.max(1e-9),
-            );
+            progress(recorded, began);
         }
     }
     drop(to_writer);
@@ -366,15 +372,33 @@ fn refuse_changed(
     Ok(refused)
 }
 
-/// Waits for a batch; `None` when a stop came and its games in flight did not finish
-/// within [`ABANDON_AFTER`] (the batch is given up: its threads end with the process).
-fn wait(batch: std::sync::mpsc::Receiver<Result<Vec<Timed>>>) -> Result<Option<Vec<Timed>>> {
+/// How often `run` prints its progress line, between batches and within a long one.
+const PROGRESS_EVERY: Duration = Duration::from_secs(2);
+
+/// The progress line: the games this run has played (those of the batch in flight
+/// included) and its rate.
+fn progress(games: u64, began: Instant) {
+    let secs = began.elapsed().as_secs_f64();
+    let rate = games as f64 / secs.max(1e-9);
+    // A slow bot's rate would read "0 games/s" without its tenths.
+    let digits = usize::from(rate < 10.0);
+    eprintln!("{games} games in {secs:.1} s ({rate:.digits$} games/s)");
+}
+
+/// Waits for a batch, calling `tick` at every poll (the progress line); `None` when a
+/// stop came and its games in flight did not finish within [`ABANDON_AFTER`] (the
+/// batch is given up: its threads end with the process).
+fn wait(
+    batch: std::sync::mpsc::Receiver<Result<Vec<Timed>>>,
+    mut tick: impl FnMut(),
+) -> Result<Option<Vec<Timed>>> {
     use std::sync::mpsc::RecvTimeoutError;
     let mut stop_seen: Option<Instant> = None;
     loop {
         match batch.recv_timeout(Duration::from_millis(50)) {
             Ok(played) => return played.map(Some),
             Err(RecvTimeoutError::Timeout) => {
+                tick();
                 if crate::engine::stop::requested()
                     && stop_seen.get_or_insert_with(Instant::now).elapsed() > ABANDON_AFTER
                 {

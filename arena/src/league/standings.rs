@@ -16,6 +16,9 @@ use crate::rundir::results::csv_cell;
 use crate::stats::bradley_terry::{self, Encounter};
 use crate::stats::{EloEstimate, Wdl, Z_95};
 
+mod stderr;
+pub use stderr::Stderr;
+
 #[derive(Clone, Debug, Serialize)]
 pub struct Standings {
     pub game: String,
@@ -65,6 +68,8 @@ pub struct Row {
     pub elo_high: f64,
     /// Games it lost by forfeit, by kind (`timeout`, `crash`, `startup`, ...).
     pub forfeits: BTreeMap<String, u64>,
+    /// An external bot's newest stderr log and its last lines (`null`: none).
+    pub stderr: Option<Stderr>,
 }
 
 /// One test: a bot against its base, at its bounds.
@@ -201,6 +206,7 @@ pub fn standings(league: &League) -> Result<Standings> {
     let table = Table::of(&bots, &pairs, |b| b.plays());
     let ratings = ratings(table.ids.len(), &table.encounters, league.config.seed);
     let by_id: HashMap<BotId, &Bot> = bots.iter().map(|b| (b.id, b)).collect();
+    let mut stderr = stderr::latest(&league.dir.join(super::LOGS), &bots);
     let mut rows: Vec<Row> = table
         .ids
         .iter()
@@ -223,6 +229,7 @@ pub fn standings(league: &League) -> Result<Standings> {
                 elo_low: r.low,
                 elo_high: r.high,
                 forfeits: forfeits.get(id).cloned().unwrap_or_default(),
+                stderr: stderr.remove(id),
             }
         })
         .collect();
@@ -469,6 +476,20 @@ pub fn table(s: &Standings) -> String {
         for (bot, kinds) in forfeited {
             let kinds: Vec<String> = kinds.iter().map(|(k, n)| format!("{k} {n}")).collect();
             let _ = writeln!(out, "  {bot}: {}", kinds.join(", "));
+        }
+    }
+    let with_stderr: Vec<(&str, &Stderr)> = s
+        .rows
+        .iter()
+        .filter_map(|r| Some((r.bot.as_str(), r.stderr.as_ref()?)))
+        .collect();
+    if !with_stderr.is_empty() {
+        out.push_str("\nlatest stderr (each external bot's newest log, its last lines):\n");
+        for (bot, e) in with_stderr {
+            let _ = writeln!(out, "  {bot}: {}", e.log);
+            for line in &e.lines {
+                let _ = writeln!(out, "  | {line}");
+            }
         }
     }
     for r in &s.retired {
