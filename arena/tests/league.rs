@@ -1953,7 +1953,7 @@ fn walkthrough_screenshot() {
     let mut page = common::devtools::Browser::launch(&browser);
     page.call(
         "Emulation.setDeviceMetricsOverride",
-        serde_json::json!({ "width": 1100, "height": 1500, "deviceScaleFactor": 1, "mobile": false }),
+        serde_json::json!({ "width": 1300, "height": 1500, "deviceScaleFactor": 1, "mobile": false }),
     );
     page.open(&url);
     let ready = "document.body.dataset.live === 'events' && \
@@ -1966,7 +1966,7 @@ fn walkthrough_screenshot() {
     // rest would double the picture for more of the same).
     let shot = page.call(
         "Page.captureScreenshot",
-        serde_json::json!({ "format": "png", "clip": { "x": 0, "y": 0, "width": 1100, "height": 1500, "scale": 1 } }),
+        serde_json::json!({ "format": "png", "clip": { "x": 0, "y": 0, "width": 1300, "height": 1500, "scale": 1 } }),
     );
     drop(page);
     let _ = child.kill();
