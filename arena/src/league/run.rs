@@ -297,13 +297,20 @@ fn fail_unstartable(
     use crate::record::{Side, Termination};
     let limit = league.config.limits.start_failures.max(1);
     let mut failing: Vec<(BotId, u16, (BotId, BotId), usize)> = Vec::new();
+    // The map holds only the streaks under way, so a batch with no start-up failure and
+    // none under way (every batch of built-in bots) costs one pass of comparisons: the
+    // game threads wait while this loop runs.
+    let startup = |g: &super::store::GameRow| g.termination == Termination::Startup;
+    if streaks.is_empty() && !played.iter().any(|p| p.games.iter().any(startup)) {
+        return Ok(());
+    }
     for p in played {
         for game in &p.games {
             for (side, id, seat) in [(Side::A, p.a, 0), (Side::B, p.b, 1)] {
-                let streak = streaks.entry((id, p.case)).or_default();
-                if game.termination != Termination::Startup {
-                    *streak = 0;
+                if !startup(game) {
+                    streaks.remove(&(id, p.case));
                 } else if game.forfeit == Some(side) {
+                    let streak = streaks.entry((id, p.case)).or_default();
                     *streak += 1;
                     if *streak == limit {
                         failing.push((id, p.case, (p.a, p.b), seat));

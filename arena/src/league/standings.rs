@@ -41,14 +41,36 @@ fn as_text<S: serde::Serializer>(n: &u64, out: S) -> Result<S::Ok, S::Error> {
     out.collect_str(n)
 }
 
-#[derive(Clone, Debug, Serialize)]
-pub struct SprtFacts {
+/// A GSPRT's bounds: logistic Elo, error rates, and the LLR's bounds they give.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Bounds {
     pub elo0: f64,
     pub elo1: f64,
     pub alpha: f64,
     pub beta: f64,
     pub lower: f64,
     pub upper: f64,
+}
+
+impl Bounds {
+    fn of(s: &crate::plan::SprtConfig) -> Bounds {
+        let (lower, upper) = s.sprt().map_or((f64::NAN, f64::NAN), |t| t.bounds());
+        Bounds {
+            elo0: s.elo0,
+            elo1: s.elo1,
+            alpha: s.alpha,
+            beta: s.beta,
+            lower,
+            upper,
+        }
+    }
+}
+
+/// The league's own bounds, and the strongest benchmark of now.
+#[derive(Clone, Debug, Serialize)]
+pub struct SprtFacts {
+    #[serde(flatten)]
+    pub bounds: Bounds,
     /// The benchmark tests against the strongest benchmark are against now.
     pub against: Option<String>,
 }
@@ -82,12 +104,8 @@ pub struct TestRow {
     /// The base in words (`"v1"`, `the strongest benchmark ("random")`).
     pub base_said: String,
     pub against: Option<String>,
-    pub elo0: f64,
-    pub elo1: f64,
-    pub alpha: f64,
-    pub beta: f64,
-    pub lower: f64,
-    pub upper: f64,
+    #[serde(flatten)]
+    pub bounds: Bounds,
     pub state: TestState,
     pub llr: Option<f64>,
     /// Game pairs the LLR was computed on.
@@ -139,8 +157,8 @@ fn test_row(
     pairs: &[PairStats],
     name: &HashMap<BotId, &str>,
 ) -> TestRow {
-    let bounds = test.sprt(league);
-    let (lower, upper) = bounds.sprt().map_or((f64::NAN, f64::NAN), |s| s.bounds());
+    let bounds = Bounds::of(&test.sprt(league));
+    let (lower, upper) = (bounds.lower, bounds.upper);
     let named = |id: BotId| name.get(&id).map(|s| (*s).to_owned());
     let per_s = pairs_per_s(&path);
     let elo = test
@@ -152,12 +170,7 @@ fn test_row(
         base: test.base.and_then(named),
         base_said: base_name(test, named),
         against: test.against.and_then(named),
-        elo0: bounds.elo0,
-        elo1: bounds.elo1,
-        alpha: bounds.alpha,
-        beta: bounds.beta,
-        lower,
-        upper,
+        bounds,
         state: test.state,
         llr: test.llr,
         pairs: test.pairs,
@@ -199,8 +212,8 @@ pub fn standings(league: &League) -> Result<Standings> {
     let bots = league.store.bots()?;
     let pairs = league.store.pairs()?;
     let forfeits = league.store.forfeits()?;
-    let sprt = league.config.sprt.sprt()?;
-    let (lower, upper) = sprt.bounds();
+    // A league.toml with bounds that make no test is refused here, as by `run`.
+    league.config.sprt.sprt()?;
     let name: HashMap<BotId, &str> = bots.iter().map(|b| (b.id, b.name.as_str())).collect();
     let strongest = strongest_benchmark(&bots, &pairs, None);
     let table = Table::of(&bots, &pairs, |b| b.plays());
@@ -269,12 +282,7 @@ pub fn standings(league: &League) -> Result<Standings> {
         seed: league.config.seed,
         games: pairs.iter().map(|p| p.games.games()).sum(),
         sprt: SprtFacts {
-            elo0: league.config.sprt.elo0,
-            elo1: league.config.sprt.elo1,
-            alpha: league.config.sprt.alpha,
-            beta: league.config.sprt.beta,
-            lower,
-            upper,
+            bounds: Bounds::of(&league.config.sprt),
             against: strongest
                 .and_then(|id| name.get(&id))
                 .map(|s| (*s).to_owned()),
@@ -567,10 +575,13 @@ fn tests_table(s: &Standings) -> String {
                 format!("{}", t.id),
                 t.bot.clone(),
                 format!("against {}", t.base_said),
-                format!("Elo {} vs {}", t.elo0, t.elo1),
+                format!("Elo {} vs {}", t.bounds.elo0, t.bounds.elo1),
                 t.state.as_str().to_owned(),
                 t.llr.map_or("LLR -".to_owned(), |l| {
-                    format!("LLR {l:+.2} [{:+.2}, {:+.2}]", t.lower, t.upper)
+                    format!(
+                        "LLR {l:+.2} [{:+.2}, {:+.2}]",
+                        t.bounds.lower, t.bounds.upper
+                    )
                 }),
                 format!("{} pairs", t.pairs),
                 match &t.elo {

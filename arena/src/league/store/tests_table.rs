@@ -239,6 +239,15 @@ fn insert_test(
     Ok(tx.last_insert_rowid())
 }
 
+/// The bot of running test `id` (an error when it is not running).
+fn running_subject(tx: &Transaction<'_>, id: TestId) -> Result<BotId> {
+    Ok(tx.query_row(
+        "SELECT subject FROM tests WHERE id = ?1 AND state = 'running'",
+        [id],
+        |r| r.get(0),
+    )?)
+}
+
 impl Store {
     /// Every test, oldest first.
     pub fn tests(&self) -> Result<Vec<Test>> {
@@ -275,11 +284,7 @@ impl Store {
     pub fn record_test(&self, id: TestId, update: &TestUpdate) -> Result<()> {
         let at = now();
         let tx = self.write()?;
-        let subject: BotId = tx.query_row(
-            "SELECT subject FROM tests WHERE id = ?1 AND state = 'running'",
-            [id],
-            |r| r.get(0),
-        )?;
+        let subject = running_subject(&tx, id)?;
         tx.execute(
             "UPDATE tests SET state = ?2, llr = ?3, pairs = ?4, against = ?5,
                ended = CASE WHEN ?2 = 'running' THEN NULL ELSE ?6 END
@@ -331,11 +336,7 @@ impl Store {
     ) -> Result<TestId> {
         let at = now();
         let tx = self.write()?;
-        let subject: BotId = tx.query_row(
-            "SELECT subject FROM tests WHERE id = ?1 AND state = 'running'",
-            [id],
-            |r| r.get(0),
-        )?;
+        let subject = running_subject(&tx, id)?;
         let new = insert_test(&tx, subject, base, bounds, at)?;
         tx.execute(
             "UPDATE tests SET state = 'stopped', ended = ?2, why = ?3 WHERE id = ?1",
