@@ -1282,6 +1282,60 @@ fn ctrl_c_during_a_batch_exits_130_within_5_s() {
     assert!(v.contains("0 mismatches"), "{v}");
 }
 
+/// `reject` takes effect within a second or two, even in the middle of a long batch:
+/// the rejected bot's games in flight are given up (its processes stopped, none of its
+/// games of that batch recorded), and `run --until-decided` ends at once. The old `run`
+/// played the batch to its end first (a slow bot's first batch: many seconds).
+#[test]
+fn reject_during_a_batch_gives_up_its_games_within_seconds() {
+    if !common::have("python3") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    league(&dir, "5,4 9,7", "4", &[("greedy", "greedy", true)]);
+    limits(&dir, &[("sandbox", "\"off\"")]);
+    // Half a second a move: its first batch (two game pairs on two threads) lasts about
+    // ten seconds.
+    let bot = slow_bot(tmp.path(), 0.5);
+    let spec = format!("exec:python3 {}", bot.display());
+    ok(&["league", "add", s(&dir), "slow", &spec]);
+    let mut child = spawn_run(&dir, &["--concurrency", "2", "--until-decided"], &[]);
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(child.try_wait().unwrap().is_none(), "the run ended early");
+    let said = ok(&["league", "reject", s(&dir), "slow"]);
+    assert!(said.contains("rejected candidate"), "{said}");
+    let sent = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        if sent.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            panic!("no exit 60 s after the reject");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    let took = sent.elapsed();
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .unwrap()
+        .read_to_string(&mut err)
+        .unwrap();
+    assert!(status.success(), "{err}");
+    assert!(
+        took < Duration::from_secs(4),
+        "the run ended {took:?} after the reject"
+    );
+    // Nothing of the batch given up is recorded: no half-played forfeits.
+    let json = show_json(&dir);
+    assert_eq!(json["games"].as_u64(), Some(0), "{json}");
+    // Played again later (here as a benchmark's pair), it is the same game.
+    ok(&["league", "archive", s(&dir), "slow"]);
+}
+
 /// Spare play is bounded: built-ins alone, with the defaults, play until every pair's
 /// interval is narrower than 5 points per 100, then the league idles (the database
 /// stops growing, far under 64 MB), and a bot added wakes it. The old league played

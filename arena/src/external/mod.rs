@@ -83,6 +83,9 @@ pub struct ExternalRuntime {
     /// Games (by their number in the run) in which the arena could not build a bot's
     /// sandbox: the arena's fault, not the bot's, so the game is not recorded.
     faults: Mutex<HashMap<u64, String>>,
+    /// The games in flight are given up ([`ExternalRuntime::give_up`]): every call
+    /// fails at once, so they end within a call; the caller records none of them.
+    given_up: std::sync::atomic::AtomicBool,
 }
 
 impl ExternalRuntime {
@@ -149,6 +152,7 @@ impl ExternalRuntime {
             budgets: Mutex::new(HashMap::new()),
             remaining_games: Mutex::new(games),
             endless: false,
+            given_up: std::sync::atomic::AtomicBool::new(false),
             logs,
             started: AtomicU64::new(0),
             starts: None,
@@ -358,6 +362,15 @@ impl ExternalRuntime {
     }
 
     /// Stops every process still alive (the end of a run).
+    /// Gives up the games in flight (a league bot rejected, archived or failed while
+    /// its batch plays): each ends at its next call, lost, and the caller records none
+    /// of them; the idle processes stop.
+    pub fn give_up(&self) {
+        self.given_up
+            .store(true, std::sync::atomic::Ordering::Relaxed);
+        self.shutdown();
+    }
+
     pub fn shutdown(&self) {
         let idle: Vec<Process> = self
             .idle
@@ -454,6 +467,13 @@ impl<G: Wire> ExternalAgent<G> {
 
     /// One call and its reply line, charged to the budget.
     fn call(&mut self, text: &str, cap: Duration) -> Result<String, AgentError> {
+        if self
+            .runtime
+            .given_up
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            return Err(self.fail(AgentError::Crash(GIVEN_UP.into())));
+        }
         let runtime = Arc::clone(&self.runtime);
         let limits = &runtime.limits;
         let remaining = self.remaining_budget();
@@ -495,11 +515,22 @@ impl<G: Wire> ExternalAgent<G> {
     }
 }
 
+/// Why a call of a runtime given up fails (a reason no recorded game holds).
+const GIVEN_UP: &str = "the arena gave up this game";
+
 /// Why a call of an agent whose case budget is used up fails.
 const SPENT: &str = "the case's time budget is spent";
 
 impl<G: Wire> Agent<G> for ExternalAgent<G> {
     fn init(&mut self, case: &G::Case) -> Result<(), AgentError> {
+        if self
+            .runtime
+            .given_up
+            .load(std::sync::atomic::Ordering::Relaxed)
+        {
+            self.healthy = false;
+            return Err(AgentError::Crash(GIVEN_UP.into()));
+        }
         // A spent budget loses the rest of the case without starting anything.
         if self.remaining_budget().is_zero() {
             self.healthy = false;

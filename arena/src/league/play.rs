@@ -252,6 +252,14 @@ impl Runtimes {
         });
     }
 
+    /// Gives up one pair's games in flight (each ends at its next call; the caller
+    /// drops them) and stops its processes.
+    pub fn stop_pair(&mut self, key: (BotId, BotId)) {
+        if let Some(rt) = self.runtimes.remove(&key) {
+            rt.give_up();
+        }
+    }
+
     /// Stops every bot's processes (the end of a run).
     pub fn shutdown(&mut self) {
         for (_, rt) in self.runtimes.drain() {
@@ -294,17 +302,24 @@ pub struct Abandoned;
 /// One game pair played, and the seconds its thread took.
 pub type Timed = (PlayedPair, f64);
 
+/// The pairs of bots whose games in flight a batch gives up (a bot archived, failed or
+/// rejected while it played).
+pub type Dropped = Arc<std::sync::RwLock<std::collections::HashSet<(BotId, BotId)>>>;
+
 /// Plays `jobs` on `pool`, in any order, on the pool's threads (the caller waits on the
 /// receiver, so it can give up on a batch); returns them in the order given. A pair
 /// with an external bot plays on its runtime in `runtimes`. Once a stop is asked for,
 /// no game pair starts: the batch ends with [`Abandoned`]. Each game that ends adds one
-/// to `finished`, so the caller can tell how far a long batch has come.
+/// to `finished`, so the caller can tell how far a long batch has come. A pair the
+/// caller puts in `dropped` meanwhile starts no more game pairs (the caller drops the
+/// ones it played).
 pub fn spawn_batch(
     pool: &rayon::ThreadPool,
     players: HashMap<(BotId, BotId), Arc<PairPlayer>>,
     runtimes: &Runtimes,
     jobs: Vec<Job>,
     finished: Arc<AtomicU64>,
+    dropped: Dropped,
 ) -> std::sync::mpsc::Receiver<Result<Vec<Timed>>> {
     let runtimes = runtimes.runtimes.clone();
     let (done, batch) = std::sync::mpsc::channel();
@@ -315,12 +330,20 @@ pub fn spawn_batch(
                 if crate::engine::stop::requested() {
                     return Err(Abandoned.into());
                 }
-                let began = std::time::Instant::now();
                 let key = (job.a, job.b);
-                let pair = players[&key].play(*job, runtimes.get(&key), &finished)?;
-                Ok((pair, began.elapsed().as_secs_f64()))
+                if dropped.read().is_ok_and(|d| d.contains(&key)) {
+                    return Ok(None);
+                }
+                let began = std::time::Instant::now();
+                match players[&key].play(*job, runtimes.get(&key), &finished) {
+                    Ok(pair) => Ok(Some((pair, began.elapsed().as_secs_f64()))),
+                    // Its processes were stopped under it: the game is given up.
+                    Err(_) if dropped.read().is_ok_and(|d| d.contains(&key)) => Ok(None),
+                    Err(e) => Err(e),
+                }
             })
-            .collect();
+            .collect::<Result<Vec<Option<Timed>>>>()
+            .map(|played| played.into_iter().flatten().collect());
         let _ = done.send(played);
     });
     batch

@@ -10,7 +10,7 @@
 //! uncommitted batches. Either way the next `run` plays them again identically (a
 //! game depends on nothing but its key).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
@@ -22,7 +22,7 @@ use anyhow::{Context, Result};
 use super::League;
 use super::history;
 use super::matchmaker::{Sizing, Spare, next_jobs};
-use super::play::{Abandoned, PairPlayer, Players, Runtimes, Timed, spawn_batch};
+use super::play::{Abandoned, Dropped, PairPlayer, Players, Runtimes, Timed, spawn_batch};
 use super::store::{
     Bot, BotId, PairStats, PlayedPair, Role, State, Store, Test, TestId, TestState, pair_totals,
 };
@@ -79,6 +79,8 @@ const MAX_BATCH: usize = 65_536;
 const ABANDON_AFTER: Duration = Duration::from_secs(2);
 /// How often an idle league reads the bot table again.
 const IDLE_POLL: Duration = Duration::from_millis(300);
+/// How often a batch in flight looks for bots rejected, archived or failed meanwhile.
+const RECHECK_EVERY: Duration = Duration::from_millis(500);
 
 pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
     let league = League::open(dir)?;
@@ -209,13 +211,29 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         // Games of the batch in flight that have ended: a batch of slow bots can last
         // a minute, and the progress line goes on within it.
         let finished = Arc::new(AtomicU64::new(0));
+        let dropped: Dropped = Arc::default();
+        let in_batch: HashSet<(BotId, BotId)> = jobs.iter().map(|j| (j.a, j.b)).collect();
+        let mut checked = Instant::now();
         let played = players_for(&mut players, &league, &bots, &jobs).and_then(|ready| {
             runtimes.start(&ready, &jobs, &logs)?;
-            let batch = spawn_batch(&pool, ready, &runtimes, jobs, Arc::clone(&finished));
+            let batch = spawn_batch(
+                &pool,
+                ready,
+                &runtimes,
+                jobs,
+                Arc::clone(&finished),
+                Arc::clone(&dropped),
+            );
             wait(batch, || {
                 if !options.quiet && last_line.elapsed() > PROGRESS_EVERY {
                     last_line = Instant::now();
                     progress(recorded + finished.load(Ordering::Relaxed), began);
+                }
+                // `reject`, `archive` and a failure take effect within a check: the
+                // pair's games in flight are given up, its processes stopped.
+                if checked.elapsed() > RECHECK_EVERY {
+                    checked = Instant::now();
+                    give_up(&league, &in_batch, &dropped, &mut runtimes, options.quiet);
                 }
             })
         });
@@ -234,6 +252,14 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
                 break;
             }
         };
+        let mut played = played;
+        if let Ok(gone) = dropped.read()
+            && !gone.is_empty()
+        {
+            // Dropped whole: a pair's stored games stay a prefix of its match, and the
+            // ones given up are played again identically if the pair plays again.
+            played.retain(|(p, _)| !gone.contains(&(p.a, p.b)));
+        }
         measure(&mut cost, &played);
         let played: Vec<PlayedPair> = played.into_iter().map(|(p, _)| p).collect();
         fail_unstartable(&league, &bots, &played, &mut start_streaks, &logs)?;
@@ -417,6 +443,70 @@ fn wait(
             }
         }
     }
+}
+
+/// Gives up the pairs of the batch in flight that are no longer wanted ([`unwanted`]):
+/// their processes stop, and no more of their game pairs start.
+fn give_up(
+    league: &League,
+    in_batch: &HashSet<(BotId, BotId)>,
+    dropped: &Dropped,
+    runtimes: &mut Runtimes,
+    quiet: bool,
+) {
+    let (Ok(bots), Ok(tests)) = (league.store.bots(), league.store.tests()) else {
+        return; // a busy database: the next check sees it
+    };
+    let Ok(mut gone) = dropped.write() else {
+        return;
+    };
+    for (key, why) in unwanted(&bots, &tests, in_batch) {
+        if gone.insert(key) {
+            runtimes.stop_pair(key);
+            if !quiet {
+                eprintln!(
+                    "gave up the games in flight of bots {} and {}: {why} (they are played again identically if the pair plays again)",
+                    key.0, key.1
+                );
+            }
+        }
+    }
+}
+
+/// The pairs of `in_batch` no longer wanted, and why: a bot archived or failed, or a
+/// rejected candidate whose pair no running test needs.
+fn unwanted(
+    bots: &[Bot],
+    tests: &[Test],
+    in_batch: &HashSet<(BotId, BotId)>,
+) -> Vec<((BotId, BotId), String)> {
+    let needed: HashSet<(BotId, BotId)> = super::matchmaker::test_pairs(bots, tests)
+        .into_iter()
+        .collect();
+    let why = |id: BotId| -> Option<String> {
+        let Some(b) = bots.iter().find(|b| b.id == id) else {
+            return Some("a bot left the league".into());
+        };
+        if b.archived {
+            Some(format!("{:?} was archived", b.name))
+        } else if b.state == State::Failed {
+            Some(format!("{:?} failed", b.name))
+        } else if b.role == Role::Candidate && b.state == State::Rejected {
+            Some(format!("{:?} was rejected", b.name))
+        } else {
+            None
+        }
+    };
+    let mut out: Vec<((BotId, BotId), String)> = in_batch
+        .iter()
+        .filter_map(|&(a, b)| {
+            let reason = why(a).or_else(|| why(b))?;
+            let still_needed = reason.ends_with("was rejected") && needed.contains(&(a, b));
+            (!still_needed).then_some(((a, b), reason))
+        })
+        .collect();
+    out.sort();
+    out
 }
 
 /// Each pair's seconds per game pair, from the batch just played (half the last
