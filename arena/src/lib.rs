@@ -17,7 +17,7 @@ pub mod sandbox;
 pub mod schedule;
 pub mod setup;
 pub mod shown;
-pub mod stats;
+pub use arena_stats as stats;
 pub mod task;
 pub mod tournament;
 pub mod train;

@@ -170,9 +170,16 @@ fn import_graph(dir: &Path) -> BTreeMap<String, BTreeSet<String>> {
 #[test]
 fn no_file_imports_another_that_imports_it_back() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    for krate in ["src", "agents/src", "arena/src"] {
+    // The leaf crates split off `arena` (issue 43) are checked here too: their files
+    // can still import each other in a circle, which the compiler allows.
+    for (krate, more_than) in [
+        ("src", 10),
+        ("agents/src", 10),
+        ("arena/src", 10),
+        ("arena/stats/src", 5),
+    ] {
         let edges = import_graph(&root.join(krate));
-        assert!(edges.len() > 10, "{krate}: too few modules found");
+        assert!(edges.len() > more_than, "{krate}: too few modules found");
         if let Some(found) = find_loop(&edges) {
             panic!("{krate}: an import circle: {}", found.join(" -> "));
         }
@@ -219,7 +226,9 @@ fn no_folder_imports_another_that_imports_it_back() {
 
 /// The rooms of each crate, bottom first: a room imports only rooms of a lower rank
 /// (rooms of one rank know nothing of each other). `docs/architecture.md` draws the same
-/// table; a new folder gets its rank here and there.
+/// table; a new folder gets its rank here and there. `stats` left `arena/src` for a crate
+/// of its own (`arena/stats`, issue 43): `arena` names it `crate::stats` through a
+/// re-export, which this graph does not follow, and the compiler keeps it below.
 const ROOMS: [(&str, &[&[&str]]); 3] = [
     (
         "src",
@@ -236,7 +245,7 @@ const ROOMS: [(&str, &[&[&str]]); 3] = [
     (
         "arena/src",
         &[
-            &["sandbox", "stats", "runfile", "record", "affinity", "shown"],
+            &["sandbox", "runfile", "record", "affinity", "shown"],
             &["setup"],
             &["external", "schedule"],
             &["task"],
