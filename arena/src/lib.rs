@@ -13,7 +13,7 @@ pub mod record;
 pub mod report;
 pub mod rundir;
 pub mod runfile;
-pub mod sandbox;
+pub use arena_sandbox as sandbox;
 pub mod schedule;
 pub mod setup;
 pub mod shown;
