@@ -14,12 +14,12 @@ use clap::Parser;
 )]
 enum Cli {
     #[command(name = "__sandbox")]
-    Sandbox(arena::sandbox::SandboxArgs),
+    Sandbox(arena_sandbox::SandboxArgs),
 }
 
 fn main() -> ExitCode {
     let Cli::Sandbox(args) = Cli::parse();
-    match arena::sandbox::run(args) {
+    match arena_sandbox::run(args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");

@@ -139,7 +139,7 @@ fn outermost_kept(rejects: &impl Fn(f64) -> f64, from: f64, edge: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::Z_95;
+    use crate::Z_95;
 
     fn interval(counts: [u64; 5]) -> PairInterval {
         PairInterval::from_pentanomial(&Pentanomial(counts), Z_95)

@@ -63,7 +63,8 @@ pub fn run(args: SandboxArgs) -> Result<()> {
         .spawn()
         .unwrap_or_else(|e| {
             // As `sh` says it, with its exit status: the bot's command line may have
-            // come here without a shell ([`crate::external`] runs plain words directly).
+            // come here without a shell (the arena's runtime of external agents runs
+            // plain words directly).
             let (why, status) = match e.kind() {
                 std::io::ErrorKind::NotFound => ("not found".to_owned(), 127),
                 _ => (e.to_string(), 126),

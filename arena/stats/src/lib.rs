@@ -29,7 +29,7 @@
 //! # Example
 //!
 //! ```
-//! use arena::stats::{EloEstimate, Sprt, SprtDecision, Wdl, Z_95};
+//! use arena_stats::{EloEstimate, Sprt, SprtDecision, Wdl, Z_95};
 //!
 //! let wdl = Wdl::new(4307, 8620, 4063);
 //! let elo = EloEstimate::from_wdl(&wdl, Z_95);
@@ -77,7 +77,7 @@ pub const REGULARISATION: f64 = 1e-3;
 /// `z_for_confidence(0.95)` is [`Z_95`]. Returns NaN unless `0 < confidence < 1`.
 ///
 /// ```
-/// let z = arena::stats::z_for_confidence(0.95);
+/// let z = arena_stats::z_for_confidence(0.95);
 /// assert!((z - 1.959964).abs() < 1e-6);
 /// ```
 pub fn z_for_confidence(confidence: f64) -> f64 {

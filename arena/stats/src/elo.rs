@@ -18,7 +18,7 @@ pub const NELO_SCALE: f64 = 800.0 / LN_10;
 /// [`EloEstimate`] regularises the score first, so its numbers are always finite.
 ///
 /// ```
-/// use arena::stats::elo_from_score;
+/// use arena_stats::elo_from_score;
 /// assert_eq!(elo_from_score(0.5), 0.0);
 /// assert!((elo_from_score(0.75) - 190.85).abs() < 0.01);
 /// ```
@@ -73,7 +73,7 @@ impl EloEstimate {
     /// From single-game counts (trinomial model: per-game variance, `N` games).
     ///
     /// ```
-    /// use arena::stats::{EloEstimate, Wdl, Z_95};
+    /// use arena_stats::{EloEstimate, Wdl, Z_95};
     /// let e = EloEstimate::from_wdl(&Wdl::new(4307, 8620, 4063), Z_95);
     /// assert!((e.elo - 4.99).abs() < 0.005 && (e.plus_minus - 3.67).abs() < 0.005);
     /// ```
@@ -179,7 +179,7 @@ impl NeloEstimate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::Z_95;
+    use crate::Z_95;
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol
@@ -350,7 +350,7 @@ mod tests {
     fn wider_confidence_gives_wider_interval() {
         let wdl = Wdl::new(60, 30, 40);
         let e95 = EloEstimate::from_wdl(&wdl, Z_95);
-        let e99 = EloEstimate::from_wdl(&wdl, crate::stats::z_for_confidence(0.99));
+        let e99 = EloEstimate::from_wdl(&wdl, crate::z_for_confidence(0.99));
         assert_eq!(e95.elo, e99.elo);
         assert!(e99.lower < e95.lower && e95.upper < e99.upper);
         // Lower bound above 0 Elo exactly when LOS exceeds 97.5 %.

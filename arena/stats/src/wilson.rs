@@ -24,7 +24,7 @@ impl Wilson {
     /// and is the plain Wilson interval when there are none.
     ///
     /// ```
-    /// use arena::stats::{Wdl, Wilson, Z_95};
+    /// use arena_stats::{Wdl, Wilson, Z_95};
     /// let ci = Wilson::from_wdl(&Wdl::new(3, 0, 7), Z_95);
     /// assert!((ci.lower - 0.1078).abs() < 5e-5 && (ci.upper - 0.6032).abs() < 5e-5);
     /// ```
@@ -56,7 +56,7 @@ impl Wilson {
 /// is `[0, 1]`. `z` is taken as `|z|`.
 ///
 /// ```
-/// use arena::stats::{wilson, Z_95};
+/// use arena_stats::{wilson, Z_95};
 /// let ci = wilson(3.0, 10.0, Z_95);
 /// assert!((ci.lower - 0.1078).abs() < 5e-5);
 /// assert!((ci.upper - 0.6032).abs() < 5e-5);
@@ -83,7 +83,7 @@ pub fn wilson(k: f64, n: f64, z: f64) -> Wilson {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::Z_95;
+    use crate::Z_95;
 
     #[test]
     fn published_vector_k3_n10() {
