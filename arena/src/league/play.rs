@@ -5,7 +5,7 @@
 
 use std::collections::HashMap;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
@@ -85,14 +85,14 @@ impl PairPlayer {
         &self,
         job: Job,
         external: Option<&Arc<ExternalRuntime>>,
-        finished: &AtomicU64,
+        finished: &Finished,
     ) -> Result<PlayedPair> {
         let mut rows = Vec::with_capacity(2);
         let mut line = Vec::with_capacity(160);
         for seat in 0..2u8 {
             let key = self.key(job.g, seat);
             let record = self.prepared.play(&key, external, false)?;
-            finished.fetch_add(1, Ordering::Relaxed);
+            finished.add();
             let Outcome::Duel(duel) = record.outcome else {
                 bail!("a league plays two-seat games");
             };
@@ -303,8 +303,59 @@ pub struct Abandoned;
 pub type Timed = (PlayedPair, f64);
 
 /// The pairs of bots whose games in flight a batch gives up (a bot archived, failed or
-/// rejected while it played).
-pub type Dropped = Arc<std::sync::RwLock<std::collections::HashSet<(BotId, BotId)>>>;
+/// rejected while it played). Every game pair asks, so the common answer (none) is one
+/// read of a flag no thread writes, not a lock every game thread takes.
+#[derive(Default)]
+pub struct Dropped {
+    any: AtomicBool,
+    pairs: std::sync::Mutex<std::collections::HashSet<(BotId, BotId)>>,
+}
+
+impl Dropped {
+    pub fn contains(&self, key: (BotId, BotId)) -> bool {
+        self.any.load(Ordering::Acquire) && self.pairs.lock().is_ok_and(|p| p.contains(&key))
+    }
+
+    /// Adds a pair; whether it was new.
+    pub fn insert(&self, key: (BotId, BotId)) -> bool {
+        let Ok(mut pairs) = self.pairs.lock() else {
+            return false;
+        };
+        let new = pairs.insert(key);
+        self.any.store(true, Ordering::Release);
+        new
+    }
+}
+
+/// Games ended in the batch in flight, for the progress line: a counter per game
+/// thread, each on a cache line of its own (one counter written by every thread at
+/// every game would bounce its line between the cores).
+pub struct Finished {
+    slots: Vec<Slot>,
+}
+
+#[repr(align(128))]
+#[derive(Default)]
+struct Slot(AtomicU64);
+
+impl Finished {
+    pub fn new(threads: usize) -> Finished {
+        Finished {
+            slots: (0..=threads).map(|_| Slot::default()).collect(),
+        }
+    }
+
+    fn add(&self) {
+        let i = rayon::current_thread_index().map_or(0, |i| i + 1);
+        self.slots[i.min(self.slots.len() - 1)]
+            .0
+            .fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub fn total(&self) -> u64 {
+        self.slots.iter().map(|s| s.0.load(Ordering::Relaxed)).sum()
+    }
+}
 
 /// Plays `jobs` on `pool`, in any order, on the pool's threads (the caller waits on the
 /// receiver, so it can give up on a batch); returns them in the order given. A pair
@@ -318,8 +369,8 @@ pub fn spawn_batch(
     players: HashMap<(BotId, BotId), Arc<PairPlayer>>,
     runtimes: &Runtimes,
     jobs: Vec<Job>,
-    finished: Arc<AtomicU64>,
-    dropped: Dropped,
+    finished: Arc<Finished>,
+    dropped: Arc<Dropped>,
 ) -> std::sync::mpsc::Receiver<Result<Vec<Timed>>> {
     let runtimes = runtimes.runtimes.clone();
     let (done, batch) = std::sync::mpsc::channel();
@@ -331,14 +382,14 @@ pub fn spawn_batch(
                     return Err(Abandoned.into());
                 }
                 let key = (job.a, job.b);
-                if dropped.read().is_ok_and(|d| d.contains(&key)) {
+                if dropped.contains(key) {
                     return Ok(None);
                 }
                 let began = std::time::Instant::now();
                 match players[&key].play(*job, runtimes.get(&key), &finished) {
                     Ok(pair) => Ok(Some((pair, began.elapsed().as_secs_f64()))),
                     // Its processes were stopped under it: the game is given up.
-                    Err(_) if dropped.read().is_ok_and(|d| d.contains(&key)) => Ok(None),
+                    Err(_) if dropped.contains(key) => Ok(None),
                     Err(e) => Err(e),
                 }
             })

@@ -14,7 +14,6 @@ use std::collections::{HashMap, HashSet};
 use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
@@ -22,7 +21,9 @@ use anyhow::{Context, Result};
 use super::League;
 use super::history;
 use super::matchmaker::{Sizing, Spare, next_jobs};
-use super::play::{Abandoned, Dropped, PairPlayer, Players, Runtimes, Timed, spawn_batch};
+use super::play::{
+    Abandoned, Dropped, Finished, PairPlayer, Players, Runtimes, Timed, spawn_batch,
+};
 use super::store::{
     Bot, BotId, PairStats, PlayedPair, Role, State, Store, Test, TestId, TestState, pair_totals,
 };
@@ -210,8 +211,8 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         runtimes.keep_playable(&bots);
         // Games of the batch in flight that have ended: a batch of slow bots can last
         // a minute, and the progress line goes on within it.
-        let finished = Arc::new(AtomicU64::new(0));
-        let dropped: Dropped = Arc::default();
+        let finished = Arc::new(Finished::new(concurrency));
+        let dropped: Arc<Dropped> = Arc::default();
         let in_batch: HashSet<(BotId, BotId)> = jobs.iter().map(|j| (j.a, j.b)).collect();
         let mut checked = Instant::now();
         let played = players_for(&mut players, &league, &bots, &jobs).and_then(|ready| {
@@ -227,7 +228,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
             wait(batch, || {
                 if !options.quiet && last_line.elapsed() > PROGRESS_EVERY {
                     last_line = Instant::now();
-                    progress(recorded + finished.load(Ordering::Relaxed), began);
+                    progress(recorded + finished.total(), began);
                 }
                 // `reject`, `archive` and a failure take effect within a check: the
                 // pair's games in flight are given up, its processes stopped.
@@ -253,13 +254,9 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
             }
         };
         let mut played = played;
-        if let Ok(gone) = dropped.read()
-            && !gone.is_empty()
-        {
-            // Dropped whole: a pair's stored games stay a prefix of its match, and the
-            // ones given up are played again identically if the pair plays again.
-            played.retain(|(p, _)| !gone.contains(&(p.a, p.b)));
-        }
+        // Dropped whole: a pair's stored games stay a prefix of its match, and the ones
+        // given up are played again identically if the pair plays again.
+        played.retain(|(p, _)| !dropped.contains((p.a, p.b)));
         measure(&mut cost, &played);
         let played: Vec<PlayedPair> = played.into_iter().map(|(p, _)| p).collect();
         fail_unstartable(&league, &bots, &played, &mut start_streaks, &logs)?;
@@ -457,11 +454,8 @@ fn give_up(
     let (Ok(bots), Ok(tests)) = (league.store.bots(), league.store.tests()) else {
         return; // a busy database: the next check sees it
     };
-    let Ok(mut gone) = dropped.write() else {
-        return;
-    };
     for (key, why) in unwanted(&bots, &tests, in_batch) {
-        if gone.insert(key) {
+        if dropped.insert(key) {
             runtimes.stop_pair(key);
             if !quiet {
                 eprintln!(
