@@ -22,6 +22,7 @@ use std::time::Duration;
 
 use super::Layer;
 use super::identity::{self, Slot};
+use super::mountinfo;
 
 /// What a bot's cgroups hold it to.
 #[derive(Clone, Copy, Debug)]
@@ -58,40 +59,29 @@ struct Hierarchy {
 /// `/proc/self/cgroup`: the v1 hierarchy that holds the controller, else v2's.
 fn hierarchy(layer: Layer) -> Option<Hierarchy> {
     let controller = controller_of(layer, false);
-    let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").ok()?;
+    let mounts = mountinfo::read().ok()?;
     let own = std::fs::read_to_string("/proc/self/cgroup").ok()?;
     let mut v2_mount = None;
-    for line in mountinfo.lines() {
-        let Some((left, right)) = line.split_once(" - ") else {
-            continue;
-        };
-        let fields: Vec<&str> = left.split(' ').collect();
-        let rfields: Vec<&str> = right.split(' ').collect();
-        let (Some(root), Some(point), Some(fstype), Some(opts)) = (
-            fields.get(3),
-            fields.get(4),
-            rfields.first(),
-            rfields.get(2),
-        ) else {
-            continue;
-        };
-        if *fstype == "cgroup2" {
-            v2_mount.get_or_insert((root.to_string(), point.to_string()));
-        } else if *fstype == "cgroup" && opts.split(',').any(|o| o == controller) {
+    for mount in &mounts {
+        if mount.fstype == "cgroup2" {
+            v2_mount.get_or_insert(mount);
+        } else if mount.fstype == "cgroup"
+            && mount.super_options.split(',').any(|o| o == controller)
+        {
             let path = own.lines().find_map(|l| {
                 let mut parts = l.splitn(3, ':');
                 let (_, list, path) = (parts.next()?, parts.next()?, parts.next()?);
                 list.split(',').any(|c| c == controller).then_some(path)
             })?;
             return Some(Hierarchy {
-                own: join_under(point, root, path),
+                own: join_under(&mount.point, &mount.root, path),
                 v2: false,
             });
         }
     }
-    let (root, point) = v2_mount?;
+    let v2_mount = v2_mount?;
     let path = own.lines().find_map(|l| l.strip_prefix("0::"))?;
-    let own = join_under(&point, &root, path);
+    let own = join_under(&v2_mount.point, &v2_mount.root, path);
     // The freezer is part of every v2 cgroup; the other controllers must be offered.
     if layer != Layer::Freezer {
         let offered = std::fs::read_to_string(own.join("cgroup.controllers")).ok()?;
@@ -106,9 +96,10 @@ fn hierarchy(layer: Layer) -> Option<Hierarchy> {
 }
 
 /// The folder of cgroup `path` in a hierarchy mounted at `point` whose root is `root`.
-fn join_under(point: &str, root: &str, path: &str) -> PathBuf {
+fn join_under(point: &Path, root: &Path, path: &str) -> PathBuf {
+    let path = Path::new(path);
     let rel = path.strip_prefix(root).unwrap_or(path);
-    Path::new(point).join(rel.trim_start_matches('/'))
+    point.join(rel.strip_prefix("/").unwrap_or(rel))
 }
 
 /// The controller of a cgroup layer, in cgroup v1 or (`v2`) in v2, which renamed one.
@@ -144,19 +135,16 @@ pub const IO_OPS_PER_S: u64 = 1000;
 fn disks() -> &'static [String] {
     static DISKS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
     DISKS.get_or_init(|| {
-        let mountinfo = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
-        let mut disks: Vec<String> = mountinfo
-            .lines()
-            .filter_map(|line| {
-                let (left, right) = line.split_once(" - ")?;
-                let dev = left.split(' ').nth(2)?;
+        let mut disks: Vec<String> = mountinfo::read()
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|mount| {
                 // Anonymous devices (tmpfs, proc, overlay; btrfs too) say nothing: their
                 // source may still name the block device they are on.
-                let dev = if dev.starts_with("0:") {
-                    let source = right.split(' ').nth(1)?;
-                    block_device_number(Path::new(source))?
+                let dev = if mount.device.starts_with("0:") {
+                    block_device_number(Path::new(&mount.source))?
                 } else {
-                    dev.to_owned()
+                    mount.device
                 };
                 whole_disk(&dev)
             })

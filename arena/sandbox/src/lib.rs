@@ -26,6 +26,7 @@ pub mod filter;
 mod grant;
 mod identity;
 mod inner;
+pub mod mountinfo;
 mod observe;
 mod outer;
 pub mod report;

@@ -12,7 +12,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use super::{BotCgroup, Enforcement, Layer, Policy, view};
+use super::{BotCgroup, Enforcement, Layer, Policy, mountinfo, view};
 
 /// What the observer saw: each checked layer's failure (`None`: it held), and its
 /// namespaces (`ipc:[4026531839]`).
@@ -100,16 +100,17 @@ fn filesystem(hidden: Option<&Path>) -> Option<String> {
     if let Some(extra) = dev.iter().find(|n| !allowed(n)) {
         return Some(format!("/dev holds {extra}"));
     }
-    let mounts = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
+    let mounts = mountinfo::read().unwrap_or_default();
+    // The last mount listed at a point is the one on top.
     let fstype = |point: &str| {
-        mounts.lines().rev().find_map(|l| {
-            let (left, right) = l.split_once(" - ")?;
-            (left.split(' ').nth(4)? == point)
-                .then(|| right.split(' ').next().unwrap_or("").to_owned())
-        })
+        mounts
+            .iter()
+            .rev()
+            .find(|m| m.point == Path::new(point))
+            .map(|m| m.fstype.as_str())
     };
     for point in ["/", "/tmp", "/dev/shm"] {
-        if fstype(point).as_deref() != Some("tmpfs") {
+        if fstype(point) != Some("tmpfs") {
             return Some(format!("{point} is not a private tmpfs"));
         }
     }

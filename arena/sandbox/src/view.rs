@@ -259,11 +259,10 @@ fn bind(source: &Path, target: &Path) -> Result<()> {
 
 /// Mount points at or under any of `targets`, each once, parents first.
 fn mounts_under(targets: &[PathBuf]) -> Vec<PathBuf> {
-    let info = std::fs::read_to_string("/proc/self/mountinfo").unwrap_or_default();
-    let mut points: Vec<PathBuf> = info
-        .lines()
-        .filter_map(|l| l.split(' ').nth(4))
-        .map(PathBuf::from)
+    let mut points: Vec<PathBuf> = super::mountinfo::read()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|m| m.point)
         .filter(|p| targets.iter().any(|t| p.starts_with(t)))
         .collect();
     // A target whose mount the listing lacks is still made read-only.
