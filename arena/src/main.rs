@@ -2,7 +2,8 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-/// Exit codes: 0 done; 1 `verify` found games that differ; 2 bad input (a config, a run directory, an argument: fix it);
+/// Exit codes: 0 done; 1 `verify` found games that differ, or `doctor` a missing sandbox
+/// layer; 2 bad input (a config, a run directory, an argument: fix it);
 /// 3 the harness failed (a write, a thread: retrying may help); 130 interrupted
 /// (`arena run --resume` finishes the run). Array jobs retry only 3 and 130.
 fn main() -> ExitCode {
@@ -15,6 +16,8 @@ fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         // A reader that stops early (`arena replay … | head`) is not an error.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
+        // `arena doctor` printed its table and the missing layers: the code says the rest.
+        Err(e) if e.downcast_ref::<arena::sandbox::LayersMissing>().is_some() => ExitCode::from(1),
         Err(e) => {
             // An error may quote a bot or a build (its stderr, a forfeit's reason).
             eprintln!(

@@ -1338,3 +1338,63 @@ fn training_that_diverges_writes_nothing() {
     );
     assert!(!out.exists());
 }
+
+/// `arena doctor` where layers are missing (here: as an unprivileged user, who has no
+/// cgroup of its own) prints its table, or its JSON, with the missing layers on stdout,
+/// nothing on stderr, and exits 1, for a contest's setup script to check. Needs root (to
+/// become `nobody`) and `setpriv`; skipped otherwise.
+#[test]
+fn doctor_exits_1_naming_the_missing_layers() {
+    let as_nobody = || {
+        let mut cmd = std::process::Command::new("setpriv");
+        cmd.args(["--reuid=65534", "--regid=65534", "--clear-groups"])
+            .arg(env!("CARGO_BIN_EXE_arena"))
+            .current_dir("/");
+        cmd
+    };
+    let can_run = nix::unistd::geteuid().is_root()
+        && as_nobody()
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+    if !can_run {
+        eprintln!("SKIPPED: needs root, setpriv and a binary `nobody` may run");
+        return;
+    }
+    for json in [false, true] {
+        let mut cmd = as_nobody();
+        cmd.arg("doctor");
+        if json {
+            cmd.arg("--json");
+        }
+        let out = cmd.output().unwrap();
+        let stdout = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{stdout}");
+        assert!(
+            out.stderr.is_empty(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        if json {
+            let report: serde_json::Value = serde_json::from_str(&stdout).unwrap();
+            let layers = report["layers"].as_object().expect("layers");
+            let missing: Vec<&String> = layers
+                .iter()
+                .filter(|(_, held)| **held == serde_json::Value::Bool(false))
+                .map(|(id, _)| id)
+                .collect();
+            assert!(!missing.is_empty(), "{stdout}");
+            for id in missing {
+                assert!(report["why"][id].is_string(), "{stdout}");
+            }
+        } else {
+            let last = stdout.lines().last().unwrap_or_default();
+            let ids = last
+                .strip_prefix("missing: ")
+                .expect("a last line naming them");
+            for id in ids.split(", ") {
+                assert!(stdout.contains(&format!("NO  {id:<10}")), "{stdout}");
+            }
+        }
+    }
+}

@@ -353,7 +353,8 @@ pub fn run(args: SandboxArgs) -> Result<()> {
 }
 
 /// `arena doctor`: each layer as a probe observed it from inside a sandbox on this host.
-/// Exits 1 when one is missing, so a contest's setup script can check the host.
+/// [`LayersMissing`] when one is missing, which the binary turns into exit 1, so a
+/// contest's setup script can check the host.
 pub fn doctor(json: bool) -> Result<()> {
     let enforced = probe(&Policy {
         memory_mb: 256,
@@ -374,13 +375,19 @@ pub fn doctor(json: bool) -> Result<()> {
         }
         Ok(())
     } else {
+        let missing = LayersMissing(missing);
         if !json {
-            let ids: Vec<&str> = missing.iter().map(|l| l.id()).collect();
-            println!("missing: {}", ids.join(", "));
+            println!("{missing}");
         }
-        std::process::exit(1);
+        Err(missing.into())
     }
 }
+
+/// What `arena doctor` found: layers this host does not enforce. Its output has said
+/// which already, so the binary exits 1 without another word.
+#[derive(Debug, thiserror::Error)]
+#[error("missing: {}", .0.iter().map(|l| l.id()).collect::<Vec<_>>().join(", "))]
+pub struct LayersMissing(pub Vec<Layer>);
 
 /// The `arena` binary that confines bots (`arena __sandbox`), once the binary's `main`
 /// has named itself. A library user (a bench, a test) that builds an external runtime in
