@@ -616,3 +616,29 @@ fn dead_arenas_cgroups(own: &Path) -> Vec<PathBuf> {
         .map(|entry| entry.path())
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::mountinfo::Mount;
+
+    #[test]
+    fn a_cgroup_is_found_below_its_hierarchys_mount_point() {
+        let line =
+            br"30 23 0:27 /docker/ab /sys/fs/cgroup/with\040space rw - cgroup cgroup rw,memory";
+        let mount = Mount::parse(line).expect("a valid line");
+        assert_eq!(
+            join_under(&mount.point, &mount.root, "/docker/ab/arena"),
+            Path::new("/sys/fs/cgroup/with space/arena")
+        );
+        // A cgroup outside the mount's root keeps its whole path below the mount point.
+        assert_eq!(
+            join_under(&mount.point, &mount.root, "/docker/abc"),
+            Path::new("/sys/fs/cgroup/with space/docker/abc")
+        );
+        assert_eq!(
+            join_under(Path::new("/sys/fs/cgroup"), Path::new("/"), "/user.slice/a"),
+            Path::new("/sys/fs/cgroup/user.slice/a")
+        );
+    }
+}
