@@ -495,7 +495,7 @@ pub fn promote(league: &League, name: &str) -> Result<String> {
         .set_role(bot.id, Role::Benchmark, State::Active)?;
     Ok(format!(
         "promoted {name:?} (a {} candidate) to a benchmark: candidates are measured against it\n",
-        bot.state.as_str()
+        bot.state
     ))
 }
 
