@@ -382,10 +382,6 @@ pub struct Store {
     conn: Connection,
 }
 
-fn score_of(x: f64) -> Score {
-    Score::from_f64(x).unwrap_or(Score::Draw)
-}
-
 impl Store {
     /// Opens (creating if need be) and migrates the database at `path`.
     pub fn open(path: &Path) -> Result<Store> {
@@ -839,16 +835,6 @@ impl Store {
             .conn
             .query_row("PRAGMA data_version", [], |r| r.get(0))?;
         Ok((seq, version))
-    }
-
-    /// Raw access for tests and the synthetic fill.
-    pub fn connection(&mut self) -> &mut Connection {
-        &mut self.conn
-    }
-
-    /// A stored game's score, for checks.
-    pub fn score(x: f64) -> Score {
-        score_of(x)
     }
 }
 
