@@ -24,7 +24,7 @@ pub const BUILD_LIMIT: Duration = Duration::from_secs(600);
 const LOG_MAX: usize = 64 * 1024;
 
 /// A name the league can show and export: any printable text (the page escapes it).
-pub fn check_name(name: &str) -> Result<()> {
+fn check_name(name: &str) -> Result<()> {
     if name.trim().is_empty() {
         bail!("a bot name cannot be empty");
     }
@@ -70,7 +70,7 @@ pub struct TestPlan {
 /// The version before `name`: the bot in play whose name is `name` with a smaller
 /// number at its end (`v3` -> `v2`, or `v1` when `v2` is gone; `mine-10` -> `mine-9`),
 /// the highest such. `None` when the name ends in no number.
-pub fn previous_version<'a>(name: &str, bots: &'a [Bot]) -> Option<&'a Bot> {
+pub(super) fn previous_version<'a>(name: &str, bots: &'a [Bot]) -> Option<&'a Bot> {
     let split = |n: &str| -> Option<(String, u128)> {
         let digits = n.len() - n.trim_end_matches(|c: char| c.is_ascii_digit()).len();
         let (stem, number) = n.split_at(n.len() - digits);
@@ -89,7 +89,7 @@ pub fn previous_version<'a>(name: &str, bots: &'a [Bot]) -> Option<&'a Bot> {
 
 /// Resolves what a test of `subject` (a bot named so, maybe not added yet) is measured
 /// against, refusing a base that cannot play.
-pub fn plan_test(
+fn plan_test(
     league: &League,
     subject: &str,
     base: &BaseChoice,
@@ -138,7 +138,7 @@ pub fn plan_test(
 }
 
 /// Starts the test `plan` of bot `id`; returns it in words.
-pub fn start_test(league: &League, id: BotId, name: &str, plan: &TestPlan) -> Result<String> {
+fn start_test(league: &League, id: BotId, name: &str, plan: &TestPlan) -> Result<String> {
     if let Some(running) = league
         .store
         .tests()?
@@ -495,7 +495,7 @@ pub fn promote(league: &League, name: &str) -> Result<String> {
         .set_role(bot.id, Role::Benchmark, State::Active)?;
     Ok(format!(
         "promoted {name:?} (a {} candidate) to a benchmark: candidates are measured against it\n",
-        bot.state.as_str()
+        bot.state
     ))
 }
 

@@ -28,7 +28,7 @@ pub struct LeagueConfig {
 
 /// H0 "no better than the strongest benchmark" (Elo 0) against H1 "10 Elo better", at
 /// 5 % errors each way: fishtest's habit of a small positive `elo1`.
-pub fn default_sprt() -> SprtConfig {
+fn default_sprt() -> SprtConfig {
     SprtConfig {
         elo0: 0.0,
         elo1: 10.0,

@@ -133,7 +133,7 @@ pub fn after_commit(store: &Store, cadence: &mut Cadence, end: bool) -> Result<(
 
 /// At most `most` of `points` (ascending time), evenly spaced in time: the first, then
 /// the last of each of `most - 1` equal spans of time after it (so the newest is kept).
-pub fn thin(points: &[(f64, f64)], most: usize) -> Vec<(f64, f64)> {
+fn thin(points: &[(f64, f64)], most: usize) -> Vec<(f64, f64)> {
     if points.len() <= most || most < 2 {
         return points.iter().rev().take(most).rev().copied().collect();
     }

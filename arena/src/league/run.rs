@@ -644,10 +644,7 @@ fn report_verdicts(decided: &[Decided], quiet: bool) {
         };
         eprintln!(
             "test of {:?} against {}: {}{why} ({llr}{} pairs); its test stops",
-            d.bot,
-            d.base,
-            d.state.as_str(),
-            d.pairs
+            d.bot, d.base, d.state, d.pairs
         );
     }
 }

@@ -435,8 +435,8 @@ pub fn table(s: &Standings) -> String {
             "{:>4}  {:<width$}  {:<9}  {:<8}  {:>8}  {:>6.1}  {:>7}  [{}, {}]",
             r.rank,
             r.bot,
-            r.role.as_str(),
-            r.state.as_str(),
+            r.role,
+            r.state,
             r.games,
             r.score,
             signed(r.elo),
@@ -502,9 +502,9 @@ pub fn table(s: &Standings) -> String {
     }
     for r in &s.retired {
         let why = if r.archived {
-            "archived"
+            "archived".to_owned()
         } else {
-            r.state.as_str()
+            r.state.to_string()
         };
         let _ = writeln!(out, "{}: {why}", r.bot);
         if r.state == State::Failed && !r.log.is_empty() {
@@ -529,8 +529,8 @@ pub fn csv(s: &Standings) -> String {
             "{},{},{},{},{},{:.2},{:.2},{:.2},{:.2},{},{},{}",
             r.rank,
             csv_cell(&r.bot),
-            r.role.as_str(),
-            r.state.as_str(),
+            r.role,
+            r.state,
             r.games,
             r.score,
             r.elo,
@@ -576,7 +576,7 @@ fn tests_table(s: &Standings) -> String {
                 t.bot.clone(),
                 format!("against {}", t.base_said),
                 format!("Elo {} vs {}", t.bounds.elo0, t.bounds.elo1),
-                t.state.as_str().to_owned(),
+                t.state.to_string(),
                 t.llr.map_or("LLR -".to_owned(), |l| {
                     format!(
                         "LLR {l:+.2} [{:+.2}, {:+.2}]",

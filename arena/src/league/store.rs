@@ -9,7 +9,9 @@
 //! is an error, never a second row.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::path::Path;
+use std::str::FromStr;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
@@ -174,20 +176,88 @@ pub enum State {
     Failed,
 }
 
-macro_rules! names {
-    ($t:ty { $($v:ident = $s:literal),* }) => {
-        impl $t {
-            pub fn as_str(self) -> &'static str {
-                match self { $(<$t>::$v => $s),* }
-            }
-            pub fn parse(s: &str) -> Result<$t> {
-                match s { $($s => Ok(<$t>::$v),)* _ => bail!("unknown {} {s:?} in the database", stringify!($t)) }
-            }
+impl Role {
+    const ALL: [Role; 2] = [Role::Candidate, Role::Benchmark];
+
+    fn name(self) -> &'static str {
+        match self {
+            Role::Candidate => "candidate",
+            Role::Benchmark => "benchmark",
         }
-    };
+    }
 }
-names!(Role { Candidate = "candidate", Benchmark = "benchmark" });
-names!(State { Active = "active", Running = "running", Accepted = "accepted", Rejected = "rejected", Failed = "failed" });
+
+impl State {
+    const ALL: [State; 5] = [
+        State::Active,
+        State::Running,
+        State::Accepted,
+        State::Rejected,
+        State::Failed,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            State::Active => "active",
+            State::Running => "running",
+            State::Accepted => "accepted",
+            State::Rejected => "rejected",
+            State::Failed => "failed",
+        }
+    }
+}
+
+/// A name the database holds that no variant has (a newer arena's, or a hand edit).
+#[derive(Debug, thiserror::Error)]
+#[error("unknown {kind} {text:?} in the database")]
+pub struct UnknownName {
+    kind: &'static str,
+    text: String,
+}
+
+impl UnknownName {
+    fn new(kind: &'static str, text: &str) -> UnknownName {
+        UnknownName {
+            kind,
+            text: text.to_owned(),
+        }
+    }
+}
+
+// `pad`, not `write_str`: the tables give these a width.
+impl fmt::Display for Role {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+impl fmt::Display for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+impl FromStr for Role {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> std::result::Result<Role, UnknownName> {
+        Role::ALL
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| UnknownName::new("Role", s))
+    }
+}
+
+impl FromStr for State {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> std::result::Result<State, UnknownName> {
+        State::ALL
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| UnknownName::new("State", s))
+    }
+}
 
 /// A bot as the database holds it.
 #[derive(Clone, Debug, Serialize)]
@@ -312,10 +382,6 @@ pub struct Store {
     conn: Connection,
 }
 
-fn score_of(x: f64) -> Score {
-    Score::from_f64(x).unwrap_or(Score::Draw)
-}
-
 impl Store {
     /// Opens (creating if need be) and migrates the database at `path`.
     pub fn open(path: &Path) -> Result<Store> {
@@ -419,8 +485,8 @@ impl Store {
                 id,
                 name,
                 spec,
-                role: Role::parse(&role)?,
-                state: State::parse(&state)?,
+                role: role.parse()?,
+                state: state.parse()?,
                 archived: archived != 0,
                 build_log,
                 seal,
@@ -450,7 +516,7 @@ impl Store {
             .map_or(0, |d| d.as_secs() as i64);
         self.conn.execute(
             "INSERT INTO bots(name, spec, role, state, added_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![name, spec, role.as_str(), state.as_str(), now],
+            params![name, spec, role.to_string(), state.to_string(), now],
         )?;
         Ok(self.conn.last_insert_rowid())
     }
@@ -485,7 +551,7 @@ impl Store {
     pub fn set_role(&self, id: BotId, role: Role, state: State) -> Result<()> {
         self.conn.execute(
             "UPDATE bots SET role = ?2, state = ?3 WHERE id = ?1",
-            params![id, role.as_str(), state.as_str()],
+            params![id, role.to_string(), state.to_string()],
         )?;
         Ok(())
     }
@@ -770,14 +836,40 @@ impl Store {
             .query_row("PRAGMA data_version", [], |r| r.get(0))?;
         Ok((seq, version))
     }
+}
 
-    /// Raw access for tests and the synthetic fill.
-    pub fn connection(&mut self) -> &mut Connection {
-        &mut self.conn
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_role_and_state_reads_back_what_it_writes() {
+        for role in Role::ALL {
+            assert_eq!(role.to_string().parse::<Role>().unwrap(), role);
+        }
+        for state in State::ALL {
+            assert_eq!(state.to_string().parse::<State>().unwrap(), state);
+        }
+        assert_eq!(Role::Benchmark.to_string(), "benchmark");
+        assert_eq!(State::Failed.to_string(), "failed");
+        assert_eq!(format!("{:<9}|", State::Active), "active   |");
     }
 
-    /// A stored game's score, for checks.
-    pub fn score(x: f64) -> Score {
-        score_of(x)
+    #[test]
+    fn an_unknown_name_is_named_in_the_error() {
+        let err = "retired".parse::<State>().unwrap_err().to_string();
+        assert_eq!(err, "unknown State \"retired\" in the database");
+        let err = "judge".parse::<Role>().unwrap_err().to_string();
+        assert_eq!(err, "unknown Role \"judge\" in the database");
+    }
+
+    #[test]
+    fn display_is_the_serde_name() {
+        for role in Role::ALL {
+            assert_eq!(serde_json::to_value(role).unwrap(), role.to_string());
+        }
+        for state in State::ALL {
+            assert_eq!(serde_json::to_value(state).unwrap(), state.to_string());
+        }
     }
 }

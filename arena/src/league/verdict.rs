@@ -77,7 +77,7 @@ pub fn pentanomial(bot: BotId, other: BotId, pairs: &[PairStats]) -> Pentanomial
 }
 
 /// What an LLR says at `sprt`'s bounds.
-pub fn state_of(sprt: &Sprt, llr: f64) -> TestState {
+fn state_of(sprt: &Sprt, llr: f64) -> TestState {
     match sprt.decision(llr) {
         Some(SprtDecision::AcceptH1) => TestState::Accepted,
         Some(SprtDecision::AcceptH0) => TestState::Rejected,

@@ -117,15 +117,14 @@ impl Exporter<Report> for HtmlReport {
         if let Some(field) = &report.field {
             field_section(&mut body, report, field);
         }
-        matchup_sections(&mut body, report, plan.task.name());
+        matchup_sections(&mut body, report, plan.task.case_axes());
         terminations_section(&mut body, report);
         body.push_str(&facts.think.map_or(String::new(), ThinkTally::html));
-        // Dominoes hides hands and stock from the players; the viewer shows all of it.
         viewer_section(
             &mut body,
             report,
             replays.len(),
-            plan.task.name() == "dominoes",
+            plan.task.hides_information(),
         );
         Ok(format!(
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Arena report: {}</title>\n<style>{STYLE}</style></head>\n<body>\n{body}<script type=\"application/json\" id=\"arena-data\">{json}</script>\n<script>{SCRIPT}</script>\n</body></html>\n",
@@ -191,12 +190,7 @@ fn field_section(out: &mut String, report: &Report, field: &FieldReport) {
     out.push_str("</tbody></table></section>\n");
 }
 
-fn matchup_sections(out: &mut String, report: &Report, game: &str) {
-    let (row_label, col_label) = match game {
-        "dominoes" => ("N", "H"),
-        "quarto" => ("variant", "opening plies"),
-        _ => ("", ""),
-    };
+fn matchup_sections(out: &mut String, report: &Report, (row_label, col_label): (&str, &str)) {
     for (m, matchup) in report.matchups.iter().enumerate() {
         let o = &matchup.overall;
         let _ = write!(

@@ -26,6 +26,10 @@ pub trait DuelGame: Send + Sync + 'static {
     const FAMILY: Family;
     /// Columns this game adds to `games.csv`.
     const EXTRA_COLUMNS: &'static [&'static str];
+    /// A case's two parameters, as the report's heatmap names its rows and columns.
+    const CASE_AXES: (&'static str, &'static str);
+    /// Whether the players see less than the referee.
+    const HIDES_INFORMATION: bool;
 
     /// The cases a run uses when none are named (and what `all` means).
     fn default_cases() -> Vec<<Self::G as Game>::Case>;
@@ -126,6 +130,14 @@ impl<D: DuelGame> Task for DuelTask<D> {
 
     fn extra_columns(&self) -> &'static [&'static str] {
         D::EXTRA_COLUMNS
+    }
+
+    fn case_axes(&self) -> (&'static str, &'static str) {
+        D::CASE_AXES
+    }
+
+    fn hides_information(&self) -> bool {
+        D::HIDES_INFORMATION
     }
 
     fn check_agent(&self, spec: &Spec) -> Result<()> {

@@ -40,6 +40,14 @@ pub trait Task: Send + Sync {
     /// Columns this task adds to `games.csv` after the common ones.
     fn extra_columns(&self) -> &'static [&'static str];
 
+    /// What a case's two parameters are called, for the report's per-case heatmap (rows,
+    /// columns); empty where its cases have none.
+    fn case_axes(&self) -> (&'static str, &'static str);
+
+    /// Whether the players see less than the referee (hands, stock), so that the report's
+    /// viewer, which shows everything, says so.
+    fn hides_information(&self) -> bool;
+
     /// Whether a built-in agent spec builds for this task (exec agents are checked when
     /// they start).
     fn check_agent(&self, spec: &Spec) -> Result<()>;

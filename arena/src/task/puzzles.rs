@@ -59,6 +59,14 @@ impl Task for PuzzleTask {
         EXTRA_COLUMNS
     }
 
+    fn case_axes(&self) -> (&'static str, &'static str) {
+        ("", "")
+    }
+
+    fn hides_information(&self) -> bool {
+        false
+    }
+
     fn check_agent(&self, spec: &Spec) -> Result<()> {
         Ok(registry::check(spec)?)
     }

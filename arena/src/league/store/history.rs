@@ -37,7 +37,7 @@ pub struct Snapshot {
 /// remain: every other one of the older half, the very first kept (the chart's origin).
 /// Repeated as the table fills again, old history grows sparser while the recent stays
 /// at the pace it was taken.
-pub fn to_thin(times: &[f64], most: usize) -> Vec<f64> {
+fn to_thin(times: &[f64], most: usize) -> Vec<f64> {
     if times.len() <= most {
         return Vec::new();
     }
@@ -85,19 +85,20 @@ impl Store {
         }
         Ok(out)
     }
-
-    /// How many snapshot times the table holds.
-    pub fn snapshot_count(&self) -> Result<usize> {
-        let n: i64 = self
-            .conn
-            .query_row("SELECT count(DISTINCT at) FROM ratings", [], |r| r.get(0))?;
-        Ok(n as usize)
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// How many snapshot times the table holds.
+    fn snapshot_count(store: &Store) -> usize {
+        let n: i64 = store
+            .conn
+            .query_row("SELECT count(DISTINCT at) FROM ratings", [], |r| r.get(0))
+            .unwrap();
+        n as usize
+    }
 
     #[test]
     fn thinning_keeps_the_first_and_the_newer_half() {
@@ -119,11 +120,11 @@ mod tests {
                 elo: vec![(1, i as f64), (2, -(i as f64))],
             };
             store.add_snapshot(&snapshot).unwrap();
-            assert!(store.snapshot_count().unwrap() <= MOST_SNAPSHOTS);
+            assert!(snapshot_count(&store) <= MOST_SNAPSHOTS);
         }
         let history = store.rating_history().unwrap();
         let one = &history[&1];
-        assert_eq!(one.len(), store.snapshot_count().unwrap());
+        assert_eq!(one.len(), snapshot_count(&store));
         assert_eq!(one.first(), Some(&(1000.0, 0.0)), "the origin is kept");
         let last = (total - 1) as f64;
         assert_eq!(one.last(), Some(&(1000.0 + 5.0 * last, last)));

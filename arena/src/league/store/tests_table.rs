@@ -4,11 +4,14 @@
 //! games/s and ETA). A candidate's own state follows its tests: `running` while one of
 //! them runs, else the verdict of the one that ended last.
 
-use anyhow::{Result, bail};
+use std::fmt;
+use std::str::FromStr;
+
+use anyhow::Result;
 use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
 
-use super::{BotId, Store};
+use super::{BotId, Store, UnknownName};
 use crate::plan::SprtConfig;
 
 /// A test's number: its order of creation. A bot's test from before schema 5 kept the
@@ -78,7 +81,14 @@ pub enum TestState {
 }
 
 impl TestState {
-    pub fn as_str(self) -> &'static str {
+    const ALL: [TestState; 4] = [
+        TestState::Running,
+        TestState::Accepted,
+        TestState::Rejected,
+        TestState::Stopped,
+    ];
+
+    fn name(self) -> &'static str {
         match self {
             TestState::Running => "running",
             TestState::Accepted => "accepted",
@@ -86,15 +96,22 @@ impl TestState {
             TestState::Stopped => "stopped",
         }
     }
+}
 
-    fn parse(s: &str) -> Result<TestState> {
-        Ok(match s {
-            "running" => TestState::Running,
-            "accepted" => TestState::Accepted,
-            "rejected" => TestState::Rejected,
-            "stopped" => TestState::Stopped,
-            _ => bail!("unknown test state {s:?} in the database"),
-        })
+impl fmt::Display for TestState {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.pad(self.name())
+    }
+}
+
+impl FromStr for TestState {
+    type Err = UnknownName;
+
+    fn from_str(s: &str) -> std::result::Result<TestState, UnknownName> {
+        TestState::ALL
+            .into_iter()
+            .find(|v| v.name() == s)
+            .ok_or_else(|| UnknownName::new("test state", s))
     }
 }
 
@@ -202,7 +219,7 @@ fn settle_subject(tx: &Transaction<'_>, subject: BotId) -> Result<()> {
         )
         .optional()?;
     let Some(latest) = latest else { return Ok(()) };
-    let state = match TestState::parse(&latest)? {
+    let state = match latest.parse::<TestState>()? {
         TestState::Running => "running",
         TestState::Accepted => "accepted",
         TestState::Rejected | TestState::Stopped => "rejected",
@@ -258,7 +275,7 @@ impl Store {
         let mut out = Vec::new();
         for row in rows {
             let (mut test, state) = row?;
-            test.state = TestState::parse(&state)?;
+            test.state = state.parse()?;
             out.push(test);
         }
         Ok(out)
@@ -291,7 +308,7 @@ impl Store {
              WHERE id = ?1",
             params![
                 id,
-                update.state.as_str(),
+                update.state.to_string(),
                 update.llr,
                 update.pairs as i64,
                 update.against,
@@ -360,5 +377,20 @@ impl Store {
             })
         })?;
         Ok(rows.collect::<rusqlite::Result<Vec<_>>>()?)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_test_state_reads_back_what_it_writes() {
+        for state in TestState::ALL {
+            assert_eq!(state.to_string().parse::<TestState>().unwrap(), state);
+            assert_eq!(serde_json::to_value(state).unwrap(), state.to_string());
+        }
+        let err = "paused".parse::<TestState>().unwrap_err().to_string();
+        assert_eq!(err, "unknown test state \"paused\" in the database");
     }
 }

@@ -27,6 +27,9 @@ impl DuelGame for DominoesGame {
     const NAME: &'static str = "dominoes";
     const FAMILY: Family = Family::Dominoes;
     const EXTRA_COLUMNS: &'static [&'static str] = &["start", "stock_left", "pips_a", "pips_b"];
+    const CASE_AXES: (&'static str, &'static str) = ("N", "H");
+    // Each player sees its own hand; the other hand and the stock are hidden.
+    const HIDES_INFORMATION: bool = true;
     const ENDINGS: &'static [&'static str] = &[DOMINO, BLOCKED];
 
     fn default_cases() -> Vec<Case> {

@@ -37,6 +37,8 @@ impl DuelGame for QuartoGame {
     const NAME: &'static str = "quarto";
     const FAMILY: Family = Family::Quarto;
     const EXTRA_COLUMNS: &'static [&'static str] = &["start"];
+    const CASE_AXES: (&'static str, &'static str) = ("variant", "opening plies");
+    const HIDES_INFORMATION: bool = false;
     const ENDINGS: &'static [&'static str] = &[LINE, FULL];
 
     fn default_cases() -> Vec<Case> {
