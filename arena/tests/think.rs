@@ -128,3 +128,49 @@ fn a_resumed_timed_run_keeps_one_timing_row_per_game_and_agent() {
         "one row per game and agent"
     );
 }
+
+/// An agent's name may hold a comma (`pimc:k=2,opp=greedy`, its spec): `timings.csv`
+/// writes it quoted, and a resumed run reads it back as a CSV field (it split the line
+/// on commas before, and stopped: "unknown agent \"\\\"pimc:k=2\"").
+#[test]
+fn a_resumed_timed_run_reads_back_a_name_with_a_comma() {
+    let t = tempfile::tempdir().unwrap();
+    let dir = t.path().join("run");
+    let run = |args: &[&str]| {
+        let o = Command::new(ARENA).args(args).output().unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    };
+    run(&[
+        "match",
+        "--game",
+        "dominoes",
+        "--cases",
+        "5,4",
+        "--agent",
+        "greedy",
+        "--agent",
+        "pimc:k=2,opp=greedy",
+        "--games-per-case",
+        "4",
+        "--progress",
+        "never",
+        "--timings",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
+    assert!(read(&dir.join("timings.csv")).contains("\"pimc:k=2,opp=greedy\""));
+    let full = plies(&dir);
+    let games = read(&dir.join("games.csv"));
+    let cut: String = games.lines().take(3).map(|l| format!("{l}\n")).collect();
+    std::fs::write(dir.join("games.csv"), cut).unwrap();
+    run(&[
+        "run",
+        "--resume",
+        dir.to_str().unwrap(),
+        "--timings",
+        "--progress",
+        "never",
+    ]);
+    assert_eq!(plies(&dir), full);
+    assert_eq!(timed(&dir), full);
+}

@@ -5,7 +5,7 @@
 //! (quantiles exact to within 2%).
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -153,20 +153,23 @@ impl ThinkTally {
     }
 
     fn read_back(&mut self, path: &Path) -> Result<()> {
-        let file = File::open(path).with_context(|| format!("reading {}", path.display()))?;
-        for (n, line) in BufReader::new(file).lines().enumerate().skip(1) {
-            let line = line.with_context(|| format!("reading {}", path.display()))?;
-            let mut cells = line.splitn(3, ',');
-            let (Some(_), Some(agent), Some(micros)) = (cells.next(), cells.next(), cells.next())
-            else {
+        // A CSV reader, not a split on commas: an agent's name may hold one (written
+        // quoted), and a resumed run must read back what it wrote.
+        let mut rows = csv::ReaderBuilder::new()
+            .flexible(true)
+            .from_path(path)
+            .with_context(|| format!("reading {}", path.display()))?;
+        for (n, row) in rows.records().enumerate() {
+            let row = row.with_context(|| format!("reading {}", path.display()))?;
+            let (Some(agent), Some(micros)) = (row.get(1), row.get(2)) else {
                 continue;
             };
-            let Some(i) = self.names.iter().position(|a| csv_name(a) == agent) else {
-                anyhow::bail!("{} line {}: unknown agent {agent:?}", path.display(), n + 1);
+            let Some(i) = self.names.iter().position(|a| a == agent) else {
+                anyhow::bail!("{} line {}: unknown agent {agent:?}", path.display(), n + 2);
             };
             for m in micros.split_whitespace() {
                 let m: u32 = m.parse().with_context(|| {
-                    format!("{} line {}: {m:?} is not a time", path.display(), n + 1)
+                    format!("{} line {}: {m:?} is not a time", path.display(), n + 2)
                 })?;
                 self.agents[i].push(m, self.half_cap_micros);
             }
