@@ -14,7 +14,7 @@ use super::store::{Bot, BotId, PairStats, PathPoint, Role, State, Test, TestId, 
 use super::verdict::{Table, base_name, pentanomial, strongest_benchmark};
 use crate::rundir::results::csv_cell;
 use crate::stats::bradley_terry::{self, Encounter};
-use crate::stats::{EloEstimate, Wdl, Z_95};
+use crate::stats::{EloEstimate, Z_95};
 
 mod stderr;
 pub use stderr::Stderr;
@@ -301,57 +301,15 @@ pub fn standings(league: &League) -> Result<Standings> {
 /// from the redraw, at a cost that does not grow with the games.
 pub const EXACT_BOOTSTRAP_PAIRS: u64 = 50_000;
 
-/// Bradley–Terry ratings with 95 % bootstrap intervals, deterministic for `seed`.
+/// Bradley–Terry ratings with 95 % bootstrap intervals, deterministic for `seed`: the
+/// exact bootstrap up to [`EXACT_BOOTSTRAP_PAIRS`], the normal-law one beyond.
 pub fn ratings(agents: usize, encounters: &[Encounter], seed: u64) -> Vec<bradley_terry::Rating> {
     let pairs: u64 = encounters.iter().map(|e| e.pairs.pairs()).sum();
     if pairs <= EXACT_BOOTSTRAP_PAIRS {
-        return bradley_terry::rate(agents, encounters, seed);
+        bradley_terry::rate(agents, encounters, seed)
+    } else {
+        bradley_terry::rate_normal(agents, encounters, seed)
     }
-    use rand::{RngExt, SeedableRng};
-    let point = bradley_terry::fit(agents, encounters);
-    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-    rng.set_stream(bradley_terry::BOOTSTRAP_STREAM);
-    let mut samples: Vec<Vec<f64>> = vec![Vec::with_capacity(bradley_terry::REPLICATES); agents];
-    for _ in 0..bradley_terry::REPLICATES {
-        let drawn: Vec<Encounter> = encounters
-            .iter()
-            .map(|e| {
-                let m = e.pairs.pairs().max(1) as f64;
-                // Box–Muller: one standard normal from two uniforms in (0, 1].
-                let (u1, u2): (f64, f64) = (1.0 - rng.random::<f64>(), rng.random::<f64>());
-                let z = (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos();
-                let score = (e.pairs.mean() + z * (e.pairs.variance() / m).sqrt()).clamp(0.0, 1.0);
-                let games = e.games.games();
-                let wins = ((score * games as f64).round() as u64).min(games);
-                Encounter {
-                    a: e.a,
-                    b: e.b,
-                    games: Wdl {
-                        wins,
-                        draws: 0,
-                        losses: games - wins,
-                    },
-                    pairs: e.pairs,
-                }
-            })
-            .collect();
-        for (i, elo) in bradley_terry::fit(agents, &drawn).into_iter().enumerate() {
-            samples[i].push(elo);
-        }
-    }
-    point
-        .into_iter()
-        .zip(samples)
-        .map(|(elo, mut s)| {
-            s.sort_by(f64::total_cmp);
-            let at = |q: f64| s[((q * (s.len() - 1) as f64).round() as usize).min(s.len() - 1)];
-            bradley_terry::Rating {
-                elo,
-                low: at(0.025).min(elo),
-                high: at(0.975).max(elo),
-            }
-        })
-        .collect()
 }
 
 /// A bot's points and games against the bots `keep` selects.
