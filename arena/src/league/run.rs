@@ -95,35 +95,12 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         let url = super::page::serve(addr, dir, options.token.clone(), &options.serve_hosts)?;
         eprintln!("league page: {url}");
     }
-    let concurrency = if options.concurrency == 0 {
-        std::thread::available_parallelism().map_or(1, |n| n.get())
-    } else {
-        options.concurrency
-    };
-    let cores = options
-        .pin
-        .then(|| crate::affinity::plan(concurrency))
-        .flatten();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(concurrency)
-        .start_handler(move |i| {
-            if let Some(core) = cores.as_ref().and_then(|c| c.get(i)) {
-                // Pinned for the thread's life: it ends with the pool.
-                std::mem::forget(crate::affinity::pin(*core));
-            }
-        })
-        .build()
-        .context("starting the game threads")?;
-    let logs = dir.join(super::LOGS);
-    let mut players = Players::default();
-    let mut runtimes = Runtimes::default();
+    let mut playing = Playing::new(options, dir.join(super::LOGS))?;
     // A batch that cannot be played stops the run, after the writer has committed what
     // was played before it.
     let mut failed = None;
     let mut stopped = false;
-    let began = Instant::now();
-    let mut recorded = 0u64;
-    let mut last_line = Instant::now();
+    let mut progress = Progress::new(options.quiet);
     let mut idle_said = false;
     // Seconds of a game thread per game pair, per pair of bots: what sizes a batch.
     let mut cost: HashMap<(BotId, BotId), f64> = HashMap::new();
@@ -145,7 +122,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
             stopped = true;
             break;
         }
-        let left = options.games.map(|g| g.saturating_sub(recorded));
+        let left = options.games.map(|g| g.saturating_sub(progress.recorded));
         if left == Some(0) {
             break;
         }
@@ -153,98 +130,34 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         // copy changed) ends before the next batch is chosen.
         report_verdicts(&settle_blocked(&league.store)?, options.quiet);
         let bots = league.store.bots()?;
-        let mut tests = league.store.tests()?;
-        for t in &mut tests {
-            if t.state == TestState::Running
-                && let Some(&state) = decided.get(&t.id)
-            {
-                t.state = state;
-            }
-        }
+        let tests = tests_now(&league.store, &decided)?;
         let running = tests.iter().any(|t| t.state == TestState::Running);
         if options.until_decided && !running {
             break;
         }
         let known: Vec<PairStats> = pairs.values().cloned().collect();
         let sizing = Sizing {
-            seconds: concurrency as f64 * BATCH_TARGET.as_secs_f64(),
+            seconds: playing.concurrency as f64 * BATCH_TARGET.as_secs_f64(),
             cost: &cost,
             most: left.map_or(MAX_BATCH, |l| MAX_BATCH.min(l.div_ceil(2) as usize)),
             spare: options.spare,
         };
         let jobs = next_jobs(&bots, &tests, &known, &sizing);
         if jobs.is_empty() {
-            if options.until_decided {
-                eprintln!(
-                    "nothing to play: a running test needs its base (or a benchmark) in play"
-                );
+            if idle(options, &bots, &mut idle_said) {
                 break;
-            }
-            // A run told when to end does not wait for spare play that is done or off
-            // (nothing is left to learn); it waits for bots, as without `--games`.
-            if options.games.is_some() && playable(&bots) >= 2 {
-                if !options.quiet {
-                    eprintln!("{}; the run ends", idle_reason(&bots, options.spare));
-                }
-                break;
-            }
-            if !idle_said && !options.quiet {
-                eprintln!(
-                    "{}; waiting for a bot (`arena league add`)",
-                    idle_reason(&bots, options.spare)
-                );
-                idle_said = true;
-            }
-            // Idle: a new bot (or a Ctrl-C) is seen within a poll.
-            let until = Instant::now() + IDLE_POLL;
-            while Instant::now() < until && !crate::engine::stop::requested() {
-                std::thread::sleep(Duration::from_millis(50));
             }
             continue;
         }
         idle_said = false;
         // A bot whose stored copy changed since `add` is failed before any process of
         // it starts; the table is read again without it.
-        if refuse_changed(&league, &bots, &jobs, &runtimes)? {
+        if refuse_changed(&league, &bots, &jobs, &playing.runtimes)? {
             continue;
         }
-        runtimes.keep_playable(&bots);
-        // Games of the batch in flight that have ended: a batch of slow bots can last
-        // a minute, and the progress line goes on within it.
-        let finished = Arc::new(Finished::new(concurrency));
-        let dropped: Arc<Dropped> = Arc::default();
-        let in_batch: HashSet<(BotId, BotId)> = jobs.iter().map(|j| (j.a, j.b)).collect();
-        let mut checked = Instant::now();
-        let played = players_for(&mut players, &league, &bots, &jobs).and_then(|ready| {
-            runtimes.start(&ready, &jobs, &logs)?;
-            let batch = spawn_batch(
-                &pool,
-                ready,
-                &runtimes,
-                jobs,
-                Arc::clone(&finished),
-                Arc::clone(&dropped),
-            );
-            wait(batch, || {
-                if !options.quiet && last_line.elapsed() > PROGRESS_EVERY {
-                    last_line = Instant::now();
-                    progress(recorded + finished.total(), began);
-                }
-                // `reject`, `archive` and a failure take effect within a check: the
-                // pair's games in flight are given up, its processes stopped.
-                if checked.elapsed() > RECHECK_EVERY {
-                    checked = Instant::now();
-                    give_up(&league, &in_batch, &dropped, &mut runtimes, options.quiet);
-                }
-            })
-        });
-        let played = match played {
+        let played = match playing.batch(&league, &bots, jobs, &mut progress) {
             Ok(Some(played)) => played,
             Ok(None) => {
-                stopped = true;
-                break;
-            }
-            Err(e) if e.is::<Abandoned>() => {
                 stopped = true;
                 break;
             }
@@ -253,30 +166,23 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
                 break;
             }
         };
-        let mut played = played;
-        // Dropped whole: a pair's stored games stay a prefix of its match, and the ones
-        // given up are played again identically if the pair plays again.
-        played.retain(|(p, _)| !dropped.contains((p.a, p.b)));
         measure(&mut cost, &played);
         let played: Vec<PlayedPair> = played.into_iter().map(|(p, _)| p).collect();
-        fail_unstartable(&league, &bots, &played, &mut start_streaks, &logs)?;
+        fail_unstartable(&league, &bots, &played, &mut start_streaks, &playing.logs)?;
         if let Err(e) = count(&mut pairs, &played) {
             failed = Some(e);
             break;
         }
-        recorded += 2 * played.len() as u64;
+        progress.recorded += 2 * played.len() as u64;
         if to_writer.send(played).is_err() {
             break; // the writer failed: its error is returned below
         }
         let known: Vec<PairStats> = pairs.values().cloned().collect();
         decided.extend(decide(&bots, &tests, &known, &sprt));
-        if !options.quiet && last_line.elapsed() > PROGRESS_EVERY {
-            last_line = Instant::now();
-            progress(recorded, began);
-        }
+        progress.tick(0);
     }
     drop(to_writer);
-    runtimes.shutdown();
+    playing.runtimes.shutdown();
     writer
         .join()
         .map_err(|_| anyhow::anyhow!("the league's writer thread panicked"))??;
@@ -285,22 +191,188 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
     }
     if stopped {
         return Err(Stopped {
-            recorded,
+            recorded: progress.recorded,
             dir: dir.display().to_string(),
         }
         .into());
     }
-    let seconds = began.elapsed().as_secs_f64();
-    if !options.quiet {
-        eprintln!(
-            "recorded {recorded} games in {seconds:.1} s; {} in the league",
-            league.store.total_games()?
-        );
+    progress.ran(&league.store)
+}
+
+/// The games recorded by this run and its progress line ("N games in T s"), at most
+/// every [`PROGRESS_EVERY`], within a batch too.
+struct Progress {
+    quiet: bool,
+    began: Instant,
+    recorded: u64,
+    last_line: Instant,
+}
+
+impl Progress {
+    fn new(quiet: bool) -> Progress {
+        Progress {
+            quiet,
+            began: Instant::now(),
+            recorded: 0,
+            last_line: Instant::now(),
+        }
     }
-    Ok(Ran {
-        games: recorded,
-        seconds,
-    })
+
+    /// What the run did, said unless quiet.
+    fn ran(&self, store: &Store) -> Result<Ran> {
+        let (recorded, seconds) = (self.recorded, self.began.elapsed().as_secs_f64());
+        if !self.quiet {
+            eprintln!(
+                "recorded {recorded} games in {seconds:.1} s; {} in the league",
+                store.total_games()?
+            );
+        }
+        Ok(Ran {
+            games: recorded,
+            seconds,
+        })
+    }
+
+    /// A line if one is due, counting `in_flight` ended games of the batch in flight.
+    fn tick(&mut self, in_flight: u64) {
+        if !self.quiet && self.last_line.elapsed() > PROGRESS_EVERY {
+            self.last_line = Instant::now();
+            progress(self.recorded + in_flight, self.began);
+        }
+    }
+}
+
+/// What plays the batches: the game threads (pinned where there are cores enough), the
+/// pairs' players, and the external bots' runtimes kept across batches.
+struct Playing {
+    pool: rayon::ThreadPool,
+    concurrency: usize,
+    players: Players,
+    runtimes: Runtimes,
+    logs: std::path::PathBuf,
+}
+
+impl Playing {
+    fn new(options: &Options, logs: std::path::PathBuf) -> Result<Playing> {
+        let concurrency = if options.concurrency == 0 {
+            std::thread::available_parallelism().map_or(1, |n| n.get())
+        } else {
+            options.concurrency
+        };
+        let cores = options
+            .pin
+            .then(|| crate::affinity::plan(concurrency))
+            .flatten();
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(concurrency)
+            .start_handler(move |i| {
+                if let Some(core) = cores.as_ref().and_then(|c| c.get(i)) {
+                    // Pinned for the thread's life: it ends with the pool.
+                    std::mem::forget(crate::affinity::pin(*core));
+                }
+            })
+            .build()
+            .context("starting the game threads")?;
+        Ok(Playing {
+            pool,
+            concurrency,
+            players: Players::default(),
+            runtimes: Runtimes::default(),
+            logs,
+        })
+    }
+
+    /// Plays `jobs`; `None` when a stop (Ctrl-C) abandoned the batch. The games of a
+    /// pair given up meanwhile (`reject`, `archive`, a failure: [`give_up`]) are
+    /// dropped whole, so a pair's stored games stay a prefix of its match, and those
+    /// given up are played again identically if the pair plays again.
+    fn batch(
+        &mut self,
+        league: &League,
+        bots: &[Bot],
+        jobs: Vec<super::play::Job>,
+        progress: &mut Progress,
+    ) -> Result<Option<Vec<Timed>>> {
+        self.runtimes.keep_playable(bots);
+        // Games of the batch in flight that have ended: a batch of slow bots can last
+        // a minute, and the progress line goes on within it.
+        let finished = Arc::new(Finished::new(self.concurrency));
+        let dropped: Arc<Dropped> = Arc::default();
+        let in_batch: HashSet<(BotId, BotId)> = jobs.iter().map(|j| (j.a, j.b)).collect();
+        let mut checked = Instant::now();
+        let ready = players_for(&mut self.players, league, bots, &jobs)?;
+        self.runtimes.start(&ready, &jobs, &self.logs)?;
+        let batch = spawn_batch(
+            &self.pool,
+            ready,
+            &self.runtimes,
+            jobs,
+            Arc::clone(&finished),
+            Arc::clone(&dropped),
+        );
+        let runtimes = &mut self.runtimes;
+        let played = wait(batch, || {
+            progress.tick(finished.total());
+            // `reject`, `archive` and a failure take effect within a check: the pair's
+            // games in flight are given up, its processes stopped.
+            if checked.elapsed() > RECHECK_EVERY {
+                checked = Instant::now();
+                give_up(league, &in_batch, &dropped, runtimes, progress.quiet);
+            }
+        });
+        let mut played = match played {
+            Ok(Some(played)) => played,
+            Ok(None) => return Ok(None),
+            Err(e) if e.is::<Abandoned>() => return Ok(None),
+            Err(e) => return Err(e),
+        };
+        played.retain(|(p, _)| !dropped.contains((p.a, p.b)));
+        Ok(Some(played))
+    }
+}
+
+/// The tests as stored, with the verdicts this loop found before the writer records
+/// them.
+fn tests_now(store: &Store, decided: &HashMap<TestId, TestState>) -> Result<Vec<Test>> {
+    let mut tests = store.tests()?;
+    for t in &mut tests {
+        if t.state == TestState::Running
+            && let Some(&state) = decided.get(&t.id)
+        {
+            t.state = state;
+        }
+    }
+    Ok(tests)
+}
+
+/// Nothing to play: says why (once), waits a poll for a bot to be added; whether the
+/// run ends instead (`--until-decided`, or `--games` with spare play done or off).
+fn idle(options: &Options, bots: &[Bot], said: &mut bool) -> bool {
+    if options.until_decided {
+        eprintln!("nothing to play: a running test needs its base (or a benchmark) in play");
+        return true;
+    }
+    // A run told when to end does not wait for spare play that is done or off (nothing
+    // is left to learn); it waits for bots, as without `--games`.
+    if options.games.is_some() && playable(bots) >= 2 {
+        if !options.quiet {
+            eprintln!("{}; the run ends", idle_reason(bots, options.spare));
+        }
+        return true;
+    }
+    if !*said && !options.quiet {
+        eprintln!(
+            "{}; waiting for a bot (`arena league add`)",
+            idle_reason(bots, options.spare)
+        );
+        *said = true;
+    }
+    // Idle: a new bot (or a Ctrl-C) is seen within a poll.
+    let until = Instant::now() + IDLE_POLL;
+    while Instant::now() < until && !crate::engine::stop::requested() {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    false
 }
 
 /// The most of a failed bot's stderr kept with its reason, in lines.
