@@ -8,10 +8,10 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
-use arena::external::{ExecAgent, ExternalRuntime};
-use arena::setup::{Limits, SandboxMode};
 use arena_core::dominoes::{Case, Deal, Dominoes};
 use arena_core::{Agent, Game};
+use arena_run::external::{ExecAgent, ExternalRuntime};
+use arena_run::setup::{Limits, SandboxMode};
 use criterion::{Criterion, Throughput};
 
 const ARENA: &str = env!("CARGO_BIN_EXE_arena");
@@ -35,7 +35,7 @@ fn runtime_with(dir: &std::path::Path, limits: Limits, games: usize) -> Arc<Exte
 /// process (one game per process), with the sandbox and with `sandbox = "off"`; the
 /// calling thread pinned, as a run's game thread is by default.
 fn startup(dir: &std::path::Path) {
-    let _pin = arena::affinity::plan(1).and_then(|c| arena::affinity::pin(c[0]));
+    let _pin = arena_run::affinity::plan(1).and_then(|c| arena_run::affinity::pin(c[0]));
     for (label, mode) in [("sandboxed", SandboxMode::On), ("off", SandboxMode::Off)] {
         let limits = Limits {
             sandbox: mode,
@@ -65,7 +65,7 @@ fn startup(dir: &std::path::Path) {
 /// (`--no-pin`, or more games at once than cores).
 fn latency(dir: &std::path::Path, pinned: bool) {
     let pin = pinned
-        .then(|| arena::affinity::plan(1).and_then(|c| arena::affinity::pin(c[0])))
+        .then(|| arena_run::affinity::plan(1).and_then(|c| arena_run::affinity::pin(c[0])))
         .flatten();
     assert_eq!(
         pin.is_some(),
@@ -168,7 +168,7 @@ fn games(c: &mut Criterion, dir: &std::path::Path) {
 fn main() {
     // Confined like a run's bots: by the arena binary (this bench's own executable is not
     // one, and re-executing it would start the bench over).
-    arena::sandbox::set_launcher(ARENA.into());
+    arena_sandbox::set_launcher(ARENA.into());
     let dir = tempfile::tempdir().unwrap();
     latency(dir.path(), true);
     latency(dir.path(), false);

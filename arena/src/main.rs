@@ -1,3 +1,6 @@
+mod cli;
+mod train;
+
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -9,29 +12,30 @@ use clap::Parser;
 fn main() -> ExitCode {
     // This binary confines the bots it starts by re-executing itself (`arena __sandbox`).
     if let Ok(exe) = std::env::current_exe() {
-        arena::sandbox::set_launcher(exe);
+        arena_sandbox::set_launcher(exe);
     }
-    let cli = arena::cli::Cli::parse();
-    match arena::cli::run(cli) {
+    let cli = cli::Cli::parse();
+    match cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         // A reader that stops early (`arena replay … | head`) is not an error.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         // `arena doctor` printed its table and the missing layers: the code says the rest.
-        Err(e) if e.downcast_ref::<arena::sandbox::LayersMissing>().is_some() => ExitCode::from(1),
+        Err(e) if e.downcast_ref::<arena_sandbox::LayersMissing>().is_some() => ExitCode::from(1),
         Err(e) => {
             // An error may quote a bot or a build (its stderr, a forfeit's reason).
             eprintln!(
                 "error: {}",
-                arena::shown::escape_controls(&format!("{e:#}"))
+                arena_run::shown::escape_controls(&format!("{e:#}"))
             );
-            if e.downcast_ref::<arena::tournament::Interrupted>().is_some()
-                || e.downcast_ref::<arena::league::run::Stopped>().is_some()
+            if e.downcast_ref::<arena_run::tournament::Interrupted>()
+                .is_some()
+                || e.downcast_ref::<arena_league::run::Stopped>().is_some()
             {
                 ExitCode::from(130)
-            } else if e.downcast_ref::<arena::verify::Mismatches>().is_some() {
+            } else if e.downcast_ref::<arena_run::verify::Mismatches>().is_some() {
                 ExitCode::from(1)
             } else if e
-                .downcast_ref::<arena::tournament::HarnessFailure>()
+                .downcast_ref::<arena_run::tournament::HarnessFailure>()
                 .is_some()
             {
                 ExitCode::from(3)

@@ -9,12 +9,12 @@ use agents::learned::{self, GameKind, TrainEvent, TrainParams};
 use anyhow::{Context, Result, anyhow, bail};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
-use crate::report::progress::ProgressMode;
+use arena_run::report::progress::ProgressMode;
 
 #[derive(clap::Args, Debug)]
 pub struct TrainArgs {
     /// The game whose evaluator to train.
-    #[arg(value_parser = crate::task::parse_name)]
+    #[arg(value_parser = arena_run::task::parse_name)]
     pub game: String,
     /// The master seed of the training games (default 1).
     #[arg(long)]
@@ -51,7 +51,7 @@ pub struct TrainArgs {
 impl TrainArgs {
     /// The learned evaluator of the named task.
     fn kind(&self) -> Result<GameKind> {
-        crate::task::lookup(&self.game)?
+        arena_run::task::lookup(&self.game)?
             .learned()
             .ok_or_else(|| anyhow!("{} has no learned evaluator to train", self.game))
     }

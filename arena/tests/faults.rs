@@ -409,7 +409,7 @@ fn a_forged_row_with_recomputed_checks_passes_the_chain_but_not_verify() {
     for line in l.iter_mut().skip(1) {
         let (content, _) = line.trim_end().rsplit_once(',').unwrap();
         let content = format!("{content}\n");
-        chain = arena::rundir::results::chain(chain, content.as_bytes());
+        chain = arena_run::rundir::results::chain(chain, content.as_bytes());
         *line = format!("{},{chain:08x}\n", content.trim_end());
     }
     write_lines(&out, &l);

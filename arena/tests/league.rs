@@ -685,7 +685,7 @@ fn a_version_4_verdict_becomes_a_test() {
     let db = dir.join("league.db");
     version_1(&db, &[]);
     {
-        use arena::league::store::{MIGRATIONS, Migration};
+        use arena_league::store::{MIGRATIONS, Migration};
         let mut conn = rusqlite::Connection::open(&db).unwrap();
         let tx = conn.transaction().unwrap();
         for step in &MIGRATIONS[1..4] {
@@ -792,7 +792,7 @@ fn the_schema_is_versioned_and_wal() {
     let v: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(v as usize, arena::league::store::MIGRATIONS.len());
+    assert_eq!(v as usize, arena_league::store::MIGRATIONS.len());
     let mode: String = conn
         .query_row("PRAGMA journal_mode", [], |r| r.get(0))
         .unwrap();
@@ -849,7 +849,7 @@ fn a_version_1_database_is_migrated_and_plays_on() {
     let v: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(v as usize, arena::league::store::MIGRATIONS.len());
+    assert_eq!(v as usize, arena_league::store::MIGRATIONS.len());
     drop(conn);
     assert_eq!(show_json(&dir)["games"].as_u64(), Some(16));
     let pairs = export(&dir, &tmp.path().join("out"));
@@ -859,7 +859,7 @@ fn a_version_1_database_is_migrated_and_plays_on() {
 /// A schema-1 league database of bots `greedy` (1) and `random` (2), both benchmarks,
 /// holding `games` (rows of their `games.csv`, two cases) and their pairs' counts.
 fn version_1(db: &Path, games: &[&str]) {
-    use arena::league::store::{MIGRATIONS, Migration};
+    use arena_league::store::{MIGRATIONS, Migration};
     let mut conn = rusqlite::Connection::open(db).unwrap();
     let Migration::Sql(schema) = &MIGRATIONS[0] else {
         panic!("schema 1 is SQL")
@@ -1740,7 +1740,7 @@ fn a_database_before_the_rating_history_gains_it() {
         &[("greedy", "greedy", true), ("random", "random", true)],
     );
     run(&dir, &["--games", "20"]);
-    let latest = arena::league::store::MIGRATIONS.len();
+    let latest = arena_league::store::MIGRATIONS.len();
     let conn = rusqlite::Connection::open(dir.join("league.db")).unwrap();
     conn.execute_batch(&format!(
         "DROP TABLE ratings; PRAGMA user_version = {};",
@@ -2213,7 +2213,7 @@ fn a_version_2_database_gains_seals() {
     let v: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();
-    assert_eq!(v as usize, arena::league::store::MIGRATIONS.len());
+    assert_eq!(v as usize, arena_league::store::MIGRATIONS.len());
     let sealed: Vec<(String, bool)> = conn
         .prepare("SELECT name, seal IS NOT NULL FROM bots ORDER BY id")
         .unwrap()

@@ -1,4 +1,4 @@
-//! `arena league …`: the arguments, and the call into `crate::league` for each.
+//! `arena league …`: the arguments, and the call into `arena_league` for each.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -7,8 +7,8 @@ use anyhow::{Result, bail};
 use clap::{Args, Subcommand, ValueEnum};
 
 use super::emit;
-use crate::league::{self, League, LeagueConfig};
-use crate::plan::SprtConfig;
+use arena_league::{self as league, League, LeagueConfig};
+use arena_run::plan::SprtConfig;
 
 #[derive(Args, Debug)]
 pub struct LeagueArgs {
@@ -46,7 +46,7 @@ pub enum LeagueCommand {
 #[derive(Args, Debug)]
 pub struct InitArgs {
     pub dir: PathBuf,
-    #[arg(long, value_parser = crate::task::parse_name)]
+    #[arg(long, value_parser = arena_run::task::parse_name)]
     pub game: String,
     /// Cases, as in a config (`"5,4 9,7"`, `all`); default: the game's default cases.
     #[arg(long)]
@@ -254,7 +254,7 @@ pub fn run(args: LeagueArgs) -> Result<()> {
                 Some(log) => bail!(
                     "bot {:?} failed its build and will not play:\n{}",
                     a.name,
-                    crate::shown::escape_controls(&log)
+                    arena_run::shown::escape_controls(&log)
                 ),
                 None => emit(&format!(
                     "added {:?} as {} ({})\n{}",
@@ -355,7 +355,7 @@ fn init(a: InitArgs) -> Result<()> {
     sprt.sprt()?;
     let config = LeagueConfig::new(&a.game, a.cases.as_deref(), &a.seed, sprt)?;
     std::fs::create_dir_all(&a.dir)?;
-    crate::rundir::write_atomic(&path, &config.to_toml()?)?;
+    arena_run::rundir::write_atomic(&path, &config.to_toml()?)?;
     League::open(&a.dir)?;
     emit(&format!(
         "league in {}: {}, {} case{}, seed {}\n",

@@ -9,10 +9,10 @@ mod tools;
 use anyhow::Result;
 use clap::{Parser, Subcommand};
 
-pub use crate::report::progress::ProgressMode;
+pub use arena_run::report::progress::ProgressMode;
 
 pub use puzzles::{GenArgs, ScoreArgs, VisArgs};
-pub use run::{MatchArgs, MergeArgs, ReplayArgs, ReportArgs, RunArgs, ShardArgs, VerifyArgs};
+pub use run::{MatchArgs, MergeArgs, ReplayArgs, ReportArgs, RunArgs, VerifyArgs};
 pub use tools::{BookArgs, PerftArgs, ServeArgs, SolveArgs};
 
 #[derive(Parser, Debug)]
@@ -72,7 +72,7 @@ pub enum Command {
     /// Internal: confine this process (namespaces, limits, Landlock), then become an
     /// external agent.
     #[command(name = "__sandbox", hide = true)]
-    Sandbox(crate::sandbox::SandboxArgs),
+    Sandbox(arena_sandbox::SandboxArgs),
 }
 
 pub fn run(cli: Cli) -> Result<()> {
@@ -92,8 +92,8 @@ pub fn run(cli: Cli) -> Result<()> {
         Command::Score(args) => puzzles::score(args),
         Command::Vis(args) => puzzles::visualize(args),
         Command::League(args) => league::run(args),
-        Command::Doctor { json } => crate::sandbox::doctor(json),
-        Command::Sandbox(args) => crate::sandbox::run(args),
+        Command::Doctor { json } => arena_sandbox::doctor(json),
+        Command::Sandbox(args) => arena_sandbox::run(args),
     }
 }
 

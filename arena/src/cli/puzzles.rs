@@ -117,7 +117,7 @@ pub fn score(args: ScoreArgs) -> Result<()> {
 /// `arena vis PUZZLE INSTANCE ANSWER [--out FILE]`: the drawing as SVG.
 pub fn visualize(args: VisArgs) -> Result<()> {
     let (instance, answer, culprit) = read_both(args.puzzle, &args.instance, &args.answer)?;
-    let svg = crate::report::puzzle_svg::draw(args.puzzle, &instance, &answer)
+    let svg = arena_run::report::puzzle_svg::draw(args.puzzle, &instance, &answer)
         .map_err(anyhow::Error::msg)
         .with_context(|| format!("in {}", culprit.display()))?;
     match &args.out {

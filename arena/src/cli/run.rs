@@ -6,12 +6,12 @@ use std::path::PathBuf;
 use anyhow::{Context, Result, bail};
 
 use super::{ProgressMode, emit};
-use crate::config::{AgentEntry, Cases, Config, NamedAgent, SeedChoice};
-use crate::engine::{Execution, Shard};
-use crate::plan::Plan;
-use crate::report::Summarizer;
-use crate::rundir::{self, RunDir};
-use crate::{task, tournament};
+use arena_run::config::{AgentEntry, Cases, Config, NamedAgent, SeedChoice};
+use arena_run::engine::{Execution, Shard};
+use arena_run::plan::Plan;
+use arena_run::report::Summarizer;
+use arena_run::rundir::{self, RunDir};
+use arena_run::{task, tournament};
 
 #[derive(clap::Args, Debug)]
 pub struct ExecArgs {
@@ -353,20 +353,20 @@ pub fn verify(args: VerifyArgs) -> Result<()> {
     if args.concurrency == Some(0) {
         bail!("--concurrency must be at least 1");
     }
-    let options = crate::verify::Options {
+    let options = arena_run::verify::Options {
         sample: args.sample,
         from: args.from,
         external: args.external,
         concurrency: args.concurrency.unwrap_or(0),
     };
-    let verified = if crate::verify::is_export_root(&args.dir) {
-        crate::verify::verify_export(&args.dir, &options)?
+    let verified = if arena_run::verify::is_export_root(&args.dir) {
+        arena_run::verify::verify_export(&args.dir, &options)?
     } else {
-        crate::verify::verify(&args.dir, &options)?
+        arena_run::verify::verify(&args.dir, &options)?
     };
     emit(&verified.text)?;
     if verified.mismatches > 0 {
-        return Err(crate::verify::Mismatches(verified.mismatches).into());
+        return Err(arena_run::verify::Mismatches(verified.mismatches).into());
     }
     Ok(())
 }

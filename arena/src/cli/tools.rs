@@ -5,7 +5,7 @@ use std::io::{BufRead, Write};
 use anyhow::{Context, Result};
 
 use super::emit;
-use crate::task::{self, SolveOptions, Solved};
+use arena_run::task::{self, SolveOptions, Solved};
 
 #[derive(clap::Args, Debug)]
 pub struct ServeArgs {

@@ -12,7 +12,7 @@ use anyhow::{Context, Result, bail};
 
 use super::store::{Bot, BotId, Role, State, TestState};
 use super::{BOTS, League};
-use crate::plan::SprtConfig;
+use arena_run::plan::SprtConfig;
 
 /// The longest bot name, in characters.
 pub const NAME_MAX: usize = 64;
@@ -197,7 +197,7 @@ pub fn add(
     let parsed: Spec = spec
         .parse()
         .map_err(|e: agents::SpecError| anyhow::anyhow!("{e}"))?;
-    let task = crate::task::lookup(&league.config.game)?;
+    let task = arena_run::task::lookup(&league.config.game)?;
     task.check_agent(&parsed)?;
     let (role, state) = if benchmark {
         (Role::Benchmark, State::Active)
@@ -246,7 +246,7 @@ pub fn add(
         // A link the build left that leads out of the bot's folder (`data.txt -> ../..`)
         // would open the league's folder to the bot at every game when its command
         // names it: refused, as at the start of a run.
-        if let Some((link, target)) = crate::sandbox::link_out_of(&folder)? {
+        if let Some((link, target)) = arena_sandbox::link_out_of(&folder)? {
             let why = format!(
                 "the build {cmd:?} left the link {} to {}, out of the bot's folder {}: a \
                  bot's files may link only inside its folder\n{log}",
@@ -319,22 +319,22 @@ fn probe(league: &League, id: BotId, name: &str, spec: &str) -> Result<()> {
     let record = player.first_game(Some(&rt));
     rt.shutdown();
     let record = record?;
-    if record.termination != crate::record::Termination::Startup {
+    if record.termination != arena_run::record::Termination::Startup {
         return Ok(());
     }
-    let label = crate::external::label(0, name);
+    let label = arena_run::external::label(0, name);
     let stderr =
         std::fs::read_to_string(logs.join(format!("stderr-{label}.log"))).unwrap_or_default();
     let lines: Vec<&str> = stderr.lines().collect();
     let tail = lines[lines.len().saturating_sub(STDERR_LINES)..].join("\n");
     bail!(
         "{}\nthe end of its stderr ({}):\n{}",
-        crate::shown::escape_controls(&record.reason),
+        arena_run::shown::escape_controls(&record.reason),
         logs.display(),
         if tail.is_empty() {
             "(nothing)".into()
         } else {
-            crate::shown::escape_controls(&tail)
+            arena_run::shown::escape_controls(&tail)
         }
     )
 }
@@ -359,7 +359,7 @@ fn copy_program(command: &str, folder: &Path, build: bool) -> Result<(String, Pa
         command = command.replacen(&program, &built.display().to_string(), 1);
         build_dir = target;
     }
-    let rewritten = crate::external::rewrite_paths(&command, |token, path| {
+    let rewritten = arena_run::external::rewrite_paths(&command, |token, path| {
         let base = path
             .file_name()
             .map_or_else(|| PathBuf::from("program"), PathBuf::from);
@@ -383,29 +383,33 @@ fn program_to_build(command: &str) -> Option<(String, PathBuf)> {
 
 /// Copies what `token` names (`path`, relative to the arena's folder) to `target`, links
 /// as links: the token's own links must stay in the folder they sit in, and a link in a
-/// folder it names must stay inside that folder (`crate::sandbox::copy_submission`).
+/// folder it names must stay inside that folder (`arena_sandbox::copy_submission`).
 fn copy_submission(token: &str, path: &Path, target: &Path) -> Result<()> {
     // Named twice (`bot.py bot.py`): copied once.
     if target.exists() {
         return Ok(());
     }
     let here = std::env::current_dir()?;
-    let real = crate::sandbox::resolve_below(token, &here, path)?;
-    crate::sandbox::copy_submission(&real, target).with_context(|| format!("copying {token}"))
+    let real = arena_sandbox::resolve_below(token, &here, path)?;
+    arena_sandbox::copy_submission(&real, target).with_context(|| format!("copying {token}"))
 }
 
 /// Runs `cmd` with `sh -c` in `folder` (the bot's copy), under a time limit, in the
 /// bots' sandbox (the league's `[limits]`; the folder copied into a tmpfs of its size
 /// plus `disk_mb` and back when the build succeeds: what the build writes stays, capped);
 /// returns whether it succeeded and its output.
-fn run_build(cmd: &str, folder: &Path, limits: &crate::setup::Limits) -> Result<(bool, String)> {
+fn run_build(
+    cmd: &str,
+    folder: &Path,
+    limits: &arena_run::setup::Limits,
+) -> Result<(bool, String)> {
     // Kept until the build has ended: it gives the folder back and removes the cgroups.
     let mut confined = None;
-    let mut child = if limits.sandbox == crate::setup::SandboxMode::On {
-        let read = crate::sandbox::grants(cmd)?;
-        let policy = crate::external::policy(limits, read);
+    let mut child = if limits.sandbox == arena_run::setup::SandboxMode::On {
+        let read = arena_sandbox::grants(cmd)?;
+        let policy = arena_run::external::policy(limits, read);
         let confined = confined.insert(
-            crate::sandbox::build::in_place(&policy, folder, cmd)
+            arena_sandbox::build::in_place(&policy, folder, cmd)
                 .with_context(|| format!("the build {cmd:?} cannot start"))?,
         );
         confined.spawn()?

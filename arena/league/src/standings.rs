@@ -12,9 +12,9 @@ use serde::Serialize;
 use super::League;
 use super::store::{Bot, BotId, PairStats, PathPoint, Role, State, Test, TestId, TestState};
 use super::verdict::{Table, base_name, pentanomial, strongest_benchmark};
-use crate::rundir::results::csv_cell;
-use crate::stats::bradley_terry::{self, Encounter};
-use crate::stats::{EloEstimate, Z_95};
+use arena_run::rundir::results::csv_cell;
+use arena_stats::bradley_terry::{self, Encounter};
+use arena_stats::{EloEstimate, Z_95};
 
 mod stderr;
 pub use stderr::Stderr;
@@ -53,7 +53,7 @@ pub struct Bounds {
 }
 
 impl Bounds {
-    fn of(s: &crate::plan::SprtConfig) -> Bounds {
+    fn of(s: &arena_run::plan::SprtConfig) -> Bounds {
         let (lower, upper) = s.sprt().map_or((f64::NAN, f64::NAN), |t| t.bounds());
         Bounds {
             elo0: s.elo0,
@@ -153,7 +153,7 @@ fn eta(llr: f64, pairs: u64, (lower, upper): (f64, f64), per_s: Option<f64>) -> 
 fn test_row(
     test: &Test,
     path: Vec<PathPoint>,
-    league: &crate::plan::SprtConfig,
+    league: &arena_run::plan::SprtConfig,
     pairs: &[PairStats],
     name: &HashMap<BotId, &str>,
 ) -> TestRow {
@@ -272,7 +272,7 @@ pub fn standings(league: &League) -> Result<Standings> {
             bot: b.name.clone(),
             state: b.state,
             archived: b.archived,
-            log: crate::shown::escape_controls(&b.build_log).into_owned(),
+            log: arena_run::shown::escape_controls(&b.build_log).into_owned(),
             forfeits: forfeits.get(&b.id).cloned().unwrap_or_default(),
         })
         .collect();

@@ -12,7 +12,7 @@ use rusqlite::{OptionalExtension, Transaction, params};
 use serde::Serialize;
 
 use super::{BotId, Store, UnknownName};
-use crate::plan::SprtConfig;
+use arena_run::plan::SprtConfig;
 
 /// A test's number: its order of creation. A bot's test from before schema 5 kept the
 /// bot's id.

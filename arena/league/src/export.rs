@@ -13,10 +13,10 @@ use anyhow::{Context, Result, bail};
 
 use super::League;
 use super::store::{Bot, PairStats};
-use crate::engine::{Flow, Observer, Shard};
-use crate::report::Summarizer;
-use crate::rundir::RunDir;
-use crate::rundir::results::{Codec, Torn, append_checked, csv_cell, read_rows};
+use arena_run::engine::{Flow, Observer, Shard};
+use arena_run::report::Summarizer;
+use arena_run::rundir::RunDir;
+use arena_run::rundir::results::{Codec, Torn, append_checked, csv_cell, read_rows};
 
 /// One exported run directory.
 pub struct Exported {
@@ -60,9 +60,9 @@ pub fn export(league: &League, out: &Path, pair: Option<(&str, &str)>) -> Result
         );
         done.push(e);
     }
-    crate::rundir::write_atomic(&out.join("pairs.csv"), &index)?;
+    arena_run::rundir::write_atomic(&out.join("pairs.csv"), &index)?;
     let standings = super::standings::standings(league)?;
-    crate::rundir::write_atomic(
+    arena_run::rundir::write_atomic(
         &out.join("standings.csv"),
         &super::standings::csv(&standings),
     )?;
@@ -128,7 +128,7 @@ fn export_pair(
         },
     )?;
     let stopped_early = expected < 2 * pairs_per_case * cases;
-    crate::tournament::write_summaries(&run, &tally, stopped_early, None)?;
+    arena_run::tournament::write_summaries(&run, &tally, stopped_early, None)?;
     run.log(&format!(
         "exported {expected} games from the league in {}",
         league.dir.display()

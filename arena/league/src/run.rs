@@ -46,7 +46,7 @@ pub struct Options {
     /// No progress lines.
     pub quiet: bool,
     /// Pin each game thread to a core of its own where there are enough
-    /// (`crate::affinity`).
+    /// (`arena_run::affinity`).
     pub pin: bool,
     /// What is played with no candidate running.
     pub spare: Spare,
@@ -85,9 +85,9 @@ const RECHECK_EVERY: Duration = Duration::from_millis(500);
 
 pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
     let league = League::open(dir)?;
-    let _lock = crate::rundir::lock::acquire(dir, crate::rundir::Access::Write)
+    let _lock = arena_run::rundir::lock::acquire(dir, arena_run::rundir::Access::Write)
         .context("another `arena league run` holds this league")?;
-    crate::engine::stop::install_for_league(dir);
+    arena_run::engine::stop::install_for_league(dir);
     // Checked once here: a test's own bounds were checked when it was made.
     league.config.sprt.sprt()?;
     let sprt = league.config.sprt;
@@ -118,7 +118,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         .collect();
     let (to_writer, writer) = spawn_writer(&dir.join(super::DATABASE), sprt, options.quiet)?;
     loop {
-        if crate::engine::stop::requested() {
+        if arena_run::engine::stop::requested() {
             stopped = true;
             break;
         }
@@ -261,14 +261,14 @@ impl Playing {
         };
         let cores = options
             .pin
-            .then(|| crate::affinity::plan(concurrency))
+            .then(|| arena_run::affinity::plan(concurrency))
             .flatten();
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(concurrency)
             .start_handler(move |i| {
                 if let Some(core) = cores.as_ref().and_then(|c| c.get(i)) {
                     // Pinned for the thread's life: it ends with the pool.
-                    std::mem::forget(crate::affinity::pin(*core));
+                    std::mem::forget(arena_run::affinity::pin(*core));
                 }
             })
             .build()
@@ -369,7 +369,7 @@ fn idle(options: &Options, bots: &[Bot], said: &mut bool) -> bool {
     }
     // Idle: a new bot (or a Ctrl-C) is seen within a poll.
     let until = Instant::now() + IDLE_POLL;
-    while Instant::now() < until && !crate::engine::stop::requested() {
+    while Instant::now() < until && !arena_run::engine::stop::requested() {
         std::thread::sleep(Duration::from_millis(50));
     }
     false
@@ -389,7 +389,7 @@ fn fail_unstartable(
     streaks: &mut HashMap<(BotId, u16), u32>,
     logs: &Path,
 ) -> Result<()> {
-    use crate::record::{Side, Termination};
+    use arena_run::record::{Side, Termination};
     let limit = league.config.limits.start_failures.max(1);
     let mut failing: Vec<(BotId, u16, (BotId, BotId), usize)> = Vec::new();
     // The map holds only the streaks under way, so a batch with no start-up failure and
@@ -420,7 +420,7 @@ fn fail_unstartable(
         };
         let log = logs.join(format!("{a}-{b}")).join(format!(
             "stderr-{}.log",
-            crate::external::label(seat, &bot.name)
+            arena_run::external::label(seat, &bot.name)
         ));
         let stderr = std::fs::read_to_string(&log).unwrap_or_default();
         let lines: Vec<&str> = stderr.lines().collect();
@@ -434,7 +434,7 @@ fn fail_unstartable(
             "cannot start: {limit} start-up failures in a row in case {case} (start_failures); \
              the end of its stderr ({}):\n{}",
             log.display(),
-            crate::shown::escape_controls(&tail)
+            arena_run::shown::escape_controls(&tail)
         );
         eprintln!("bot {:?} is failed: {why}", bot.name);
         league.store.set_failed(id, &why)?;
@@ -501,7 +501,7 @@ fn wait(
             Ok(played) => return played.map(Some),
             Err(RecvTimeoutError::Timeout) => {
                 tick();
-                if crate::engine::stop::requested()
+                if arena_run::engine::stop::requested()
                     && stop_seen.get_or_insert_with(Instant::now).elapsed() > ABANDON_AFTER
                 {
                     return Ok(None);
@@ -598,7 +598,7 @@ fn decide(
     bots: &[Bot],
     tests: &[Test],
     pairs: &[PairStats],
-    sprt: &crate::plan::SprtConfig,
+    sprt: &arena_run::plan::SprtConfig,
 ) -> Vec<(TestId, TestState)> {
     judge(bots, tests, pairs, sprt)
         .into_iter()
@@ -673,7 +673,7 @@ type Writer = (
     std::thread::JoinHandle<Result<()>>,
 );
 
-fn spawn_writer(db: &Path, sprt: crate::plan::SprtConfig, quiet: bool) -> Result<Writer> {
+fn spawn_writer(db: &Path, sprt: arena_run::plan::SprtConfig, quiet: bool) -> Result<Writer> {
     let (to_writer, batches) = std::sync::mpsc::sync_channel::<Vec<PlayedPair>>(1);
     let db = db.to_owned();
     let writer = std::thread::Builder::new()

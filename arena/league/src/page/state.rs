@@ -7,11 +7,11 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
-use crate::league::League;
-use crate::league::history;
-use crate::league::play::PairPlayer;
-use crate::league::standings::standings;
-use crate::league::store::Filter;
+use crate::League;
+use crate::history;
+use crate::play::PairPlayer;
+use crate::standings::standings;
+use crate::store::Filter;
 
 /// One pair of bots' row of the heatmap: per case, points and games of agent A.
 type HeatRow = (i64, i64, Vec<Option<(f64, u64)>>);

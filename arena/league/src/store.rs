@@ -18,12 +18,12 @@ use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
-use crate::record::{Score, Side, Termination};
+use arena_run::record::{Score, Side, Termination};
 
 mod chunk;
 mod history;
 mod tests_table;
-use crate::stats::{Pentanomial, Wdl};
+use arena_stats::{Pentanomial, Wdl};
 pub use history::{MOST_SNAPSHOTS, Snapshot};
 pub use tests_table::{PathPoint, Test, TestId, TestState, TestUpdate, now};
 
@@ -684,7 +684,7 @@ impl Store {
                 ])?;
             }
         }
-        crate::runfile::fault::point("league-commit");
+        arena_run::runfile::fault::point("league-commit");
         tx.commit()?;
         Ok(())
     }

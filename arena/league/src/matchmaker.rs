@@ -19,7 +19,7 @@ use std::collections::HashMap;
 
 use super::play::Job;
 use super::store::{Bot, BotId, PairStats, Role, State, Test};
-use crate::stats::{PairInterval, Z_95};
+use arena_stats::{PairInterval, Z_95};
 
 /// Game pairs a pair plays before its speed is known.
 pub const FIRST_PAIRS: u64 = 2;
@@ -200,7 +200,7 @@ pub fn next_jobs(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::stats::{Pentanomial, Wdl};
+    use arena_stats::{Pentanomial, Wdl};
 
     fn bot(id: BotId, role: Role, state: State) -> Bot {
         Bot {
@@ -221,7 +221,7 @@ mod tests {
             subject,
             base,
             bounds: None,
-            state: crate::league::store::TestState::Running,
+            state: crate::store::TestState::Running,
             llr: None,
             pairs: 0,
             against: None,
@@ -371,7 +371,7 @@ mod tests {
         archived[2].archived = true;
         assert!(next_jobs(&archived, &[test(1, 4, Some(3))], &[], &sizing).is_empty());
         let mut done = test(1, 4, Some(3));
-        done.state = crate::league::store::TestState::Accepted;
+        done.state = crate::store::TestState::Accepted;
         assert!(next_jobs(&bots, &[done], &[], &sizing).is_empty());
     }
 }

@@ -9,9 +9,9 @@ use std::collections::HashMap;
 use anyhow::Result;
 
 use super::store::{Bot, BotId, PairStats, Role, Store, Test, TestId, TestState, TestUpdate};
-use crate::plan::SprtConfig;
-use crate::stats::bradley_terry::{self, Encounter};
-use crate::stats::{Pentanomial, Sprt, SprtDecision};
+use arena_run::plan::SprtConfig;
+use arena_stats::bradley_terry::{self, Encounter};
+use arena_stats::{Pentanomial, Sprt, SprtDecision};
 
 /// The bots a table covers, and their encounters (indices into `ids`).
 pub struct Table {

@@ -515,19 +515,19 @@ mod tests {
         for (name, text, game, cases) in [
             (
                 "tco09.toml",
-                include_str!("../../configs/tco09.toml"),
+                include_str!("../../../configs/tco09.toml"),
                 "dominoes",
                 20,
             ),
             (
                 "quarto.toml",
-                include_str!("../../configs/quarto.toml"),
+                include_str!("../../../configs/quarto.toml"),
                 "quarto",
                 4,
             ),
             (
                 "puzzles.toml",
-                include_str!("../../configs/puzzles.toml"),
+                include_str!("../../../configs/puzzles.toml"),
                 "puzzles",
                 3,
             ),

@@ -4,9 +4,9 @@
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use crate::config::{AgentEntry, Cases, Config, NamedAgent, SeedChoice};
-use crate::plan::{Plan, SprtConfig};
-use crate::setup::Limits;
+use arena_run::config::{AgentEntry, Cases, Config, NamedAgent, SeedChoice};
+use arena_run::plan::{Plan, SprtConfig};
+use arena_run::setup::Limits;
 
 /// The league's config.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

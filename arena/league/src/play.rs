@@ -12,11 +12,11 @@ use rayon::prelude::*;
 
 use super::config::{ENDLESS_GAMES_PER_CASE, LeagueConfig};
 use super::store::{Bot, BotId, GameRow, PlayedPair};
-use crate::external::{ExecAgent, ExternalRuntime};
-use crate::plan::Plan;
-use crate::record::{JobKey, Outcome};
-use crate::rundir::results::{Codec, csv_cell};
-use crate::task::Prepared;
+use arena_run::external::{ExecAgent, ExternalRuntime};
+use arena_run::plan::Plan;
+use arena_run::record::{JobKey, Outcome};
+use arena_run::rundir::results::{Codec, csv_cell};
+use arena_run::task::Prepared;
 
 /// One game pair to play: global pair `g` of bots `a < b`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -126,7 +126,7 @@ impl PairPlayer {
     pub fn first_game(
         &self,
         external: Option<&Arc<ExternalRuntime>>,
-    ) -> Result<crate::record::Record> {
+    ) -> Result<arena_run::record::Record> {
         self.prepared.play(&self.key(0, 0), external, false)
     }
 
@@ -144,7 +144,7 @@ impl PairPlayer {
     /// The row from `score_a` on: what follows `game,case,pair,first,agent_a,agent_b,`.
     /// The head is checked piece by piece, not formatted and compared: a string built
     /// per game cost as much as a cheap game's moves.
-    fn tail(&self, key: &JobKey, first: crate::record::Side, line: &[u8]) -> Result<String> {
+    fn tail(&self, key: &JobKey, first: arena_run::record::Side, line: &[u8]) -> Result<String> {
         let text = std::str::from_utf8(line).context("a row that is not UTF-8")?;
         let tail = number(text, key.index)
             .and_then(|t| t.strip_prefix(','))
@@ -284,9 +284,9 @@ pub(super) fn start_runtime(player: &PairPlayer, dir: &std::path::Path) -> Resul
         .collect();
     std::fs::create_dir_all(dir)?;
     let rt = ExternalRuntime::endless(agents, dir, player.plan.limits.clone())?;
-    crate::sandbox::report::announce(
+    arena_sandbox::report::announce(
         rt.enforcement(),
-        &crate::external::policy(&player.plan.limits, Vec::new()),
+        &arena_run::external::policy(&player.plan.limits, Vec::new()),
         player.plan.seed,
         |_| Ok(()),
     )?;
@@ -378,7 +378,7 @@ pub fn spawn_batch(
         let played = jobs
             .par_iter()
             .map(|job| {
-                if crate::engine::stop::requested() {
+                if arena_run::engine::stop::requested() {
                     return Err(Abandoned.into());
                 }
                 let key = (job.a, job.b);

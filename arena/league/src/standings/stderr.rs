@@ -10,7 +10,7 @@ use std::time::SystemTime;
 
 use serde::Serialize;
 
-use crate::league::store::{Bot, BotId};
+use crate::store::{Bot, BotId};
 
 /// Lines shown per bot.
 pub const LINES: usize = 5;
@@ -108,7 +108,7 @@ fn last_lines(path: &Path) -> std::io::Result<Vec<String>> {
 
 /// A line as shown: controls escaped, cut at [`LINE_CHARS`].
 fn shown(line: &str) -> String {
-    let escaped = crate::shown::escape_controls(line);
+    let escaped = arena_run::shown::escape_controls(line);
     if escaped.chars().count() <= LINE_CHARS {
         return escaped.into_owned();
     }
