@@ -242,7 +242,7 @@ fn no_folder_imports_another_that_imports_it_back() {
 /// the order (issue 43): `arena` (the command line) over `arena-league` over `arena-run`
 /// over `arena-stats` and `arena-sandbox`. `arena-run` names the two leaf crates
 /// `crate::stats` and `crate::sandbox` through re-exports, which this graph does not
-/// follow ([`the_leaf_crates_depend_on_none_of_ours`] keeps them below).
+/// follow ([`each_crate_uses_only_the_crates_below_it`] keeps them below).
 const ROOMS: [(&str, &[&[&str]]); 5] = [
     (
         "src",
@@ -320,13 +320,48 @@ fn each_room_imports_only_rooms_below_it() {
     }
 }
 
-/// The crates split off `arena` (issue 43) sit below it: the sandbox takes a `Policy`
-/// built by `arena`'s `external/`, never the config's `Limits` or the plan, and the
-/// statistics are pure functions of counts. What kept the sandbox's folder from importing
-/// those rooms is now its manifest, which names no crate of this workspace (so `cargo tree
-/// -p arena-sandbox` shows none of ours), not even for tests or its build script.
+/// The crates of the workspace and the crates of ours each may use, bottom first
+/// (`docs/architecture.md`, "The crates and what each may use"). Cargo refuses a circle;
+/// this keeps the order: the sandbox takes a `Policy` built by the run's `external/`,
+/// never the config's `Limits` or the plan, the statistics are pure functions of counts,
+/// the run engine knows no league, and the binary holds the command line only.
+const CRATES: [(&str, &[&str]); 7] = [
+    ("arena-core", &[]),
+    ("agents", &["arena-core"]),
+    ("arena-stats", &[]),
+    ("arena-sandbox", &[]),
+    (
+        "arena-run",
+        &["arena-core", "agents", "arena-stats", "arena-sandbox"],
+    ),
+    (
+        "arena-league",
+        &[
+            "arena-core",
+            "agents",
+            "arena-stats",
+            "arena-sandbox",
+            "arena-run",
+        ],
+    ),
+    (
+        "arena",
+        &[
+            "arena-core",
+            "agents",
+            "arena-stats",
+            "arena-sandbox",
+            "arena-run",
+            "arena-league",
+        ],
+    ),
+];
+
+/// Each crate's manifest names only crates of ours it may use ([`CRATES`]), in every
+/// section, tests and build scripts included, by name or by path: so `cargo tree -p
+/// arena-sandbox` and `-p arena-stats` show none of ours, and `-p arena-run` no league.
 #[test]
-fn the_leaf_crates_depend_on_none_of_ours() {
+fn each_crate_uses_only_the_crates_below_it() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let manifest = |dir: &Path| -> toml::Table {
         let path = dir.join("Cargo.toml");
@@ -338,33 +373,55 @@ fn the_leaf_crates_depend_on_none_of_ours() {
     let members = workspace["workspace"]["members"]
         .as_array()
         .expect("the workspace's members");
-    let ours: BTreeSet<String> = members
-        .iter()
-        .map(|m| {
-            let package = manifest(&root.join(m.as_str().expect("a member's path")));
-            package["package"]["name"]
-                .as_str()
-                .expect("a package name")
-                .to_owned()
-        })
-        .collect();
-    for leaf in ["arena-stats", "arena-sandbox"] {
-        assert!(ours.contains(leaf), "{leaf} is a member: {ours:?}");
+    // Each member's package name, and its folder (a path dependency names the folder).
+    let mut ours: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for m in members {
+        let dir = root.join(m.as_str().expect("a member's path"));
+        let package = manifest(&dir);
+        let name = package["package"]["name"].as_str().expect("a package name");
+        ours.insert(name.to_owned(), dir.canonicalize().expect("a member's folder"));
     }
-    for dir in ["arena/stats", "arena/sandbox"] {
-        let package = manifest(&root.join(dir));
+    let listed: BTreeSet<String> = CRATES.iter().map(|(c, _)| (*c).to_owned()).collect();
+    assert_eq!(
+        listed,
+        ours.keys().cloned().collect::<BTreeSet<_>>(),
+        "every member has its row in CRATES, and no other crate"
+    );
+    let workspace_deps = workspace["workspace"]["dependencies"]
+        .as_table()
+        .expect("the workspace's dependencies");
+    for (name, may_use) in CRATES {
+        let dir = &ours[name];
+        let package = manifest(dir);
         for section in ["dependencies", "dev-dependencies", "build-dependencies"] {
             let Some(deps) = package.get(section).and_then(toml::Value::as_table) else {
                 continue;
             };
-            for (name, spec) in deps {
+            for (dep, spec) in deps {
                 let renamed = spec.get("package").and_then(toml::Value::as_str);
-                let ours_by_name = ours.contains(renamed.unwrap_or(name));
-                let by_path = spec.get("path").is_some();
-                assert!(
-                    !ours_by_name && !by_path,
-                    "{dir}: [{section}] {name} is a crate of ours"
-                );
+                let mut uses = renamed.unwrap_or(dep).to_owned();
+                // `x.workspace = true` takes the workspace's line for `x`, a path there.
+                let path = if spec.get("workspace").is_some() {
+                    workspace_deps
+                        .get(dep)
+                        .and_then(|w| w.get("path"))
+                        .map(|p| root.join(p.as_str().expect("a path")))
+                } else {
+                    spec.get("path").map(|p| dir.join(p.as_str().expect("a path")))
+                };
+                if let Some(path) = path {
+                    let path = path.canonicalize().expect("a path dependency's folder");
+                    let by_path = ours.iter().find(|(_, d)| **d == path);
+                    uses = by_path
+                        .map(|(n, _)| n.clone())
+                        .unwrap_or_else(|| panic!("{name}: [{section}] {dep}: a path out of the workspace"));
+                }
+                if ours.contains_key(&uses) {
+                    assert!(
+                        may_use.contains(&uses.as_str()),
+                        "{name}: [{section}] {dep} is {uses}, which {name} may not use (CRATES)"
+                    );
+                }
             }
         }
     }
