@@ -69,7 +69,7 @@ pub fn run(args: SandboxArgs) -> Result<()> {
                 std::io::ErrorKind::NotFound => ("not found".to_owned(), 127),
                 _ => (e.to_string(), 126),
             };
-            eprintln!("{program}: {why}");
+            eprintln!("{}: {why}", program.to_string_lossy());
             std::process::exit(status)
         });
     // The pipes are the bot's alone: a bot that closes its stdout is seen as gone at
