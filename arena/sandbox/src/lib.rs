@@ -281,6 +281,28 @@ impl Policy {
     }
 }
 
+/// How a stage of `__sandbox` ends with a status other than 0: the bot's own (a signal
+/// as 128 + its number), or 125 when the sandbox could not be built (`outer.rs`). The
+/// binary's `main` exits with it and says nothing more: the stage has said what it had to.
+#[derive(Debug, thiserror::Error)]
+#[error("the sandboxed process ended with status {0}")]
+pub struct StageExit(pub u8);
+
+impl StageExit {
+    /// Ends a stage with `code` (as `exit(2)` takes it: its low 8 bits).
+    fn with(code: i32) -> Result<()> {
+        match u8::try_from(code & 0xff).unwrap_or(1) {
+            0 => Ok(()),
+            code => Err(StageExit(code).into()),
+        }
+    }
+
+    /// The status a stage ended `run` with, if it did.
+    pub fn of(e: &anyhow::Error) -> Option<u8> {
+        e.downcast_ref::<StageExit>().map(|exit| exit.0)
+    }
+}
+
 pub fn run(args: SandboxArgs) -> Result<()> {
     if args.stages_id {
         println!("{STAGES_ID}");

@@ -24,7 +24,7 @@ use nix::sys::signalfd::{SfdFlags, SignalFd};
 use nix::unistd::{Pid, UnlinkatFlags, getegid, geteuid, unlinkat};
 
 use super::control::{self, Status};
-use super::{Join, Layer, SandboxArgs, copy, fail};
+use super::{Join, Layer, SandboxArgs, StageExit, copy, fail};
 
 /// The exit status of a sandbox that could not be built; its reason is on stderr and,
 /// for the arena, on the status pipe ([`control`]), which the bot cannot write.
@@ -44,13 +44,13 @@ pub fn run(args: SandboxArgs) -> Result<()> {
     let lifeline = args
         .lifeline_fd
         .and_then(|fd| control::reopen(fd, false).ok());
-    let failed = |status: &mut Option<Status>, e: anyhow::Error| -> ! {
+    let failed = |status: &mut Option<Status>, e: anyhow::Error| {
         let why = format!("{e:#}");
         if let Some(status) = status {
             status.fail(&why);
         }
         eprintln!("arena sandbox: {why}");
-        std::process::exit(SETUP_FAILED);
+        StageExit::with(SETUP_FAILED)
     };
     let Setup {
         inner: mut inner_command,
@@ -59,15 +59,17 @@ pub fn run(args: SandboxArgs) -> Result<()> {
         mut lifeline,
     } = match setup(&args, status.as_ref(), lifeline) {
         Ok(setup) => setup,
-        Err(e) => failed(&mut status, e),
+        Err(e) => return failed(&mut status, e),
     };
     let null = dev_null()?;
     let mut child = match inner_command.spawn() {
         Ok(child) => child,
-        Err(e) => failed(
-            &mut status,
-            anyhow::anyhow!("starting the inner stage: {e}"),
-        ),
+        Err(e) => {
+            return failed(
+                &mut status,
+                anyhow::anyhow!("starting the inner stage: {e}"),
+            );
+        }
     };
     // The inner stage says the rest: `ready` when it starts the bot, or why it cannot.
     drop(status);
@@ -87,7 +89,7 @@ pub fn run(args: SandboxArgs) -> Result<()> {
     if arena_gone {
         // No one else will remove the bot's cgroups.
         cgroups.remove();
-        std::process::exit(SETUP_FAILED);
+        return StageExit::with(SETUP_FAILED);
     }
     // A build that succeeded: its folder's copy (a tmpfs in the view, this stage's root
     // since the inner stage's pivot_root) replaces the host folder (this stage's
@@ -104,7 +106,7 @@ pub fn run(args: SandboxArgs) -> Result<()> {
             });
         if let Err(e) = copied {
             eprintln!("arena sandbox: {e:#}");
-            std::process::exit(SETUP_FAILED);
+            return StageExit::with(SETUP_FAILED);
         }
     }
     // The inner stage is pid 1 of its namespace and cannot die by its own signal: it
@@ -122,9 +124,9 @@ pub fn run(args: SandboxArgs) -> Result<()> {
                 let _ = setrlimit(Resource::RLIMIT_CORE, 0, 0);
                 let _ = raise(sig);
             }
-            std::process::exit(128 + sig)
+            StageExit::with(128 + sig)
         }
-        None => std::process::exit(status.code().unwrap_or(1)),
+        None => StageExit::with(status.code().unwrap_or(1)),
     }
 }
 
