@@ -17,6 +17,10 @@ fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     match cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
+        // A sandbox stage (`arena __sandbox`) ends with its bot's status, and has said the rest.
+        Err(e) if arena::sandbox::StageExit::of(&e).is_some() => {
+            ExitCode::from(arena::sandbox::StageExit::of(&e).unwrap_or(1))
+        }
         // A reader that stops early (`arena replay … | head`) is not an error.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
         // `arena doctor` printed its table and the missing layers: the code says the rest.

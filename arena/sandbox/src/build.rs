@@ -11,18 +11,19 @@ use std::process::{Child, Command, Stdio};
 
 use anyhow::{Context, Result, bail};
 
-use super::control::{Channel, Pending};
-use super::{BotCgroup, Policy, STAGES_LIMIT, launch_args, launcher, probe};
+use super::control::Channel;
+use super::{BotCgroup, Confined, Policy, STAGES_LIMIT, Starter, launcher, probe};
 
 /// A command ready to run in `folder`; dropping it gives the folder back to the arena's
 /// user and removes the cgroups.
 pub struct InPlace {
     command: Command,
-    /// The stages' control channel ([`super::control`]), created before the command
-    /// (which names its ends) and held while the build runs: its end is the lifeline.
-    pending: Option<Pending>,
+    /// Starts the command once ([`Starter`]); the control channel it gives is held while
+    /// the build runs: its end is the lifeline.
+    starter: Option<Starter>,
     channel: Option<Channel>,
-    cgroup: BotCgroup,
+    /// Held to be removed when the build is done.
+    _cgroup: BotCgroup,
     /// Set when the arena runs as root: the folder was lent to the build's own host user
     /// for the run.
     lent: Option<PathBuf>,
@@ -40,12 +41,7 @@ pub fn in_place(policy: &Policy, folder: &Path, line: &str) -> Result<InPlace> {
         .missing()
         .into_iter()
         .filter(|l| !policy.accepts_losing(*l))
-        .map(|l| {
-            format!(
-                "{l} ({})",
-                enforced.why.get(l.id()).map_or("", String::as_str)
-            )
-        })
+        .map(|l| format!("{l} ({})", enforced.why(l).unwrap_or("")))
         .collect();
     if !refused.is_empty() {
         bail!(
@@ -54,40 +50,27 @@ pub fn in_place(policy: &Policy, folder: &Path, line: &str) -> Result<InPlace> {
         );
     }
     let folder = std::path::absolute(folder)?;
-    let (cgroup, missing) = BotCgroup::create(policy.caps());
-    if let Some((layer, why)) = missing.iter().find(|(l, _)| !policy.accepts_losing(*l)) {
-        bail!("the sandbox cannot apply its {layer} layer: {why}");
-    }
+    let confined = Confined::new(exe, policy, &folder)?.keeping_writes();
     // As root the sandbox's user outside is its slot's, who may not write a folder of
     // root's.
-    let lent_to = cgroup
-        .host_id()
-        .filter(|_| nix::unistd::geteuid().is_root());
+    let lent_to = (confined.cgroup().host_id()).filter(|_| nix::unistd::geteuid().is_root());
     if let Some(id) = lent_to {
         chown_tree(&folder, id, id)
             .with_context(|| format!("lending {} to the sandbox's user", folder.display()))?;
     }
-    let pending = Pending::new().context("the sandbox's control pipes")?;
-    let mut command = Command::new(exe);
+    let (mut command, starter) = confined
+        .command(["/bin/sh", "-c", line])
+        .context("the sandbox's control pipes")?;
     command
-        .args(launch_args(policy, &folder, None, &cgroup))
-        .args(pending.args())
-        .arg("--keep-rw")
-        .args(["--", "/bin/sh", "-c", line])
-        .current_dir(&folder)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", &folder)
         .env("TMPDIR", "/tmp")
         .env("LANG", "C.UTF-8")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+        .stdin(Stdio::null());
     Ok(InPlace {
         command,
-        pending: Some(pending),
+        starter: Some(starter),
         channel: None,
-        cgroup,
+        _cgroup: confined.into_cgroup(),
         lent: lent_to.map(|_| folder),
     })
 }
@@ -95,15 +78,10 @@ pub fn in_place(policy: &Policy, folder: &Path, line: &str) -> Result<InPlace> {
 impl InPlace {
     /// Starts the build once its sandbox is built (an error says why it is not).
     pub fn spawn(&mut self) -> Result<Child> {
-        let pending = self.pending.take().context("a build starts once")?;
-        let (mut child, mut channel) = pending
-            .spawn(|| self.command.spawn())
-            .context("starting `arena __sandbox`")?;
-        if let Err(why) = channel.await_start(child.id(), self.cgroup.host_id(), STAGES_LIMIT) {
-            let _ = child.kill();
-            let _ = child.wait();
-            bail!("the arena's sandbox: {why}");
-        }
+        let starter = self.starter.take().context("a build starts once")?;
+        let (child, channel) = starter
+            .start_plain(&mut self.command, STAGES_LIMIT)
+            .map_err(|why| anyhow::anyhow!("the arena's sandbox: {why}"))?;
         self.channel = Some(channel);
         Ok(child)
     }

@@ -14,7 +14,6 @@
 //! No fixed wait on either side: the outer stage waits for `mapped` as long as the arena
 //! lives, and the arena waits for the stages only as long as the bot's start-up limit.
 
-use std::ffi::OsString;
 use std::fs::File;
 use std::io::{Read, Write};
 use std::os::fd::{AsFd, AsRawFd, OwnedFd};
@@ -68,17 +67,15 @@ impl Pending {
         })
     }
 
-    /// The outer stage's arguments that name its ends (they go before `--`).
-    pub fn args(&self) -> [OsString; 4] {
-        [
-            "--status-fd".into(),
-            self.stage_status.as_raw_fd().to_string().into(),
-            "--lifeline-fd".into(),
-            self.stage_lifeline.as_raw_fd().to_string().into(),
-        ]
+    /// The stage's ends, as the outer stage's `--status-fd` and `--lifeline-fd` name them.
+    pub fn stage_fds(&self) -> (i32, i32) {
+        (
+            self.stage_status.as_raw_fd(),
+            self.stage_lifeline.as_raw_fd(),
+        )
     }
 
-    /// Runs `spawn` (which starts the outer stage with [`Pending::args`]) with the stage's
+    /// Runs `spawn` (which starts the outer stage with [`Pending::stage_fds`]) with the stage's
     /// ends inheritable, then closes them here.
     pub fn spawn<T>(
         self,

@@ -21,7 +21,7 @@ use nix::unistd::{Gid, Pid, Uid, getuid, setgroups, setresgid, setresuid};
 
 use super::control::{self, Status};
 use super::outer::{BOT_ID, SETUP_FAILED, dev_null, release_pipes};
-use super::{Layer, SandboxArgs, fail, filter, view};
+use super::{Layer, SandboxArgs, StageExit, fail, filter, view};
 
 /// The newest Landlock ABI this code asks for; older kernels get what they support.
 const ABI_WANTED: ABI = ABI::V6;
@@ -47,7 +47,7 @@ pub fn run(args: SandboxArgs) -> Result<()> {
                 status.fail(&why);
             }
             eprintln!("arena sandbox: {why}");
-            std::process::exit(SETUP_FAILED);
+            return StageExit::with(SETUP_FAILED);
         }
     };
     let null = dev_null()?;
@@ -57,11 +57,13 @@ pub fn run(args: SandboxArgs) -> Result<()> {
     }
     // Reaped by the loop below, which waits for every process as an init does.
     #[allow(clippy::zombie_processes)]
-    let bot = Command::new(program)
+    let bot = match Command::new(program)
         .args(rest)
         .current_dir(&workdir)
         .spawn()
-        .unwrap_or_else(|e| {
+    {
+        Ok(bot) => bot,
+        Err(e) => {
             // As `sh` says it, with its exit status: the bot's command line may have
             // come here without a shell (the arena's runtime of external agents runs
             // plain words directly).
@@ -69,9 +71,10 @@ pub fn run(args: SandboxArgs) -> Result<()> {
                 std::io::ErrorKind::NotFound => ("not found".to_owned(), 127),
                 _ => (e.to_string(), 126),
             };
-            eprintln!("{program}: {why}");
-            std::process::exit(status)
-        });
+            eprintln!("{}: {why}", program.to_string_lossy());
+            return StageExit::with(status);
+        }
+    };
     // The pipes are the bot's alone: a bot that closes its stdout is seen as gone at
     // once, not after its call's time runs out.
     release_pipes(&null);
@@ -83,9 +86,9 @@ pub fn run(args: SandboxArgs) -> Result<()> {
     let bot = Pid::from_raw(i32::try_from(bot.id()).context("pid")?);
     loop {
         match wait() {
-            Ok(WaitStatus::Exited(pid, code)) if pid == bot => std::process::exit(code),
+            Ok(WaitStatus::Exited(pid, code)) if pid == bot => return StageExit::with(code),
             Ok(WaitStatus::Signaled(pid, sig, _)) if pid == bot => {
-                std::process::exit(128 + sig as i32)
+                return StageExit::with(128 + sig as i32);
             }
             Ok(_) => {}
             Err(e) => bail!("waiting for the bot: {e}"),

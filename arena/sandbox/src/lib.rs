@@ -18,8 +18,11 @@
 //! accepted losing it; what the run reports is what a probe observed from inside a
 //! sandbox built the same way ([`observe`]).
 
+mod args;
 pub mod build;
 mod cgroup;
+mod command_line;
+mod confined;
 pub mod control;
 mod copy;
 pub mod filter;
@@ -35,10 +38,13 @@ mod view;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
 use serde::{Deserialize, Serialize};
 
+pub use args::{Join, SUBCOMMAND, SandboxArgs};
 pub use cgroup::{BotCgroup, Caps};
+pub use command_line::bot_argv;
+pub use confined::{Confined, NotStarted, Refused, STAGES_LIMIT, Starter};
 pub use copy::{copy_submission, link_out_of};
 pub use grant::{GrantError, grants, read_paths_for, resolve_below};
 
@@ -154,31 +160,75 @@ impl std::str::FromStr for Layer {
 
 /// What the sandbox enforces on this machine, layer by layer, as a probe observed it
 /// from inside a sandbox built as for a bot (`arena doctor`, run.log, manifest.json).
+/// Written as maps keyed by the layers' ids in their alphabetical order, as before the
+/// layers were the keys; a layer an older or newer arena named is skipped when read.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default)]
+#[serde(from = "EnforcementFile", into = "EnforcementFile")]
 pub struct Enforcement {
-    /// Each layer's id: whether it held.
-    pub layers: BTreeMap<String, bool>,
-    /// Each missing layer's id: why.
-    pub why: BTreeMap<String, String>,
+    /// Whether each layer held.
+    layers: BTreeMap<Layer, bool>,
+    /// Why each missing layer is.
+    why: BTreeMap<Layer, String>,
+}
+
+/// [`Enforcement`] as written: each layer's id, whether it held; each missing layer's
+/// id, why.
+#[derive(Default, Serialize, Deserialize)]
+#[serde(default)]
+struct EnforcementFile {
+    layers: BTreeMap<String, bool>,
+    why: BTreeMap<String, String>,
+}
+
+impl From<EnforcementFile> for Enforcement {
+    fn from(file: EnforcementFile) -> Enforcement {
+        fn known<T>(map: BTreeMap<String, T>) -> BTreeMap<Layer, T> {
+            map.into_iter()
+                .filter_map(|(id, v)| Some((id.parse().ok()?, v)))
+                .collect()
+        }
+        Enforcement {
+            layers: known(file.layers),
+            why: known(file.why),
+        }
+    }
+}
+
+impl From<Enforcement> for EnforcementFile {
+    fn from(enforced: Enforcement) -> EnforcementFile {
+        fn ids<T>(map: BTreeMap<Layer, T>) -> BTreeMap<String, T> {
+            map.into_iter()
+                .map(|(l, v)| (l.id().to_owned(), v))
+                .collect()
+        }
+        EnforcementFile {
+            layers: ids(enforced.layers),
+            why: ids(enforced.why),
+        }
+    }
 }
 
 impl Enforcement {
     fn set(&mut self, layer: Layer, held: Result<(), String>) {
-        self.layers.insert(layer.id().into(), held.is_ok());
+        self.layers.insert(layer, held.is_ok());
         match held {
             Ok(()) => {
-                self.why.remove(layer.id());
+                self.why.remove(&layer);
             }
             Err(why) => {
-                self.why.insert(layer.id().into(), why);
+                self.why.insert(layer, why);
             }
         }
     }
 
     /// Whether `layer` held.
     pub fn holds(&self, layer: Layer) -> bool {
-        self.layers.get(layer.id()).copied().unwrap_or(false)
+        self.layers.get(&layer).copied().unwrap_or(false)
+    }
+
+    /// Why `layer` is missing, where the probe said.
+    pub fn why(&self, layer: Layer) -> Option<&str> {
+        self.why.get(&layer).map(String::as_str)
     }
 
     /// The layers that did not hold.
@@ -193,7 +243,7 @@ impl Enforcement {
             if self.holds(layer) {
                 out += &format!("yes {:<10} {}\n", layer.id(), layer.stops());
             } else {
-                let why = self.why.get(layer.id()).map_or("", String::as_str);
+                let why = self.why(layer).unwrap_or("");
                 out += &format!("NO  {:<10} {}\n    why: {why}\n", layer.id(), layer.stops());
             }
         }
@@ -231,112 +281,26 @@ impl Policy {
     }
 }
 
-#[derive(clap::Args, Debug, Clone)]
-pub struct SandboxArgs {
-    /// The bot's working folder (a private tmpfs mounted at this path).
-    #[arg(long)]
-    pub rw: Option<PathBuf>,
-    /// Covered by an empty read-only tmpfs in the bot's view (the run directory).
-    #[arg(long)]
-    pub hide: Option<PathBuf>,
-    /// Folders and files the bot may read (mounted read-only at the same path).
-    #[arg(long)]
-    pub ro: Vec<PathBuf>,
-    /// CPU seconds per process (0: no limit).
-    #[arg(long, default_value_t = 0)]
-    pub cpu_s: u64,
-    /// The most processes and threads of one user inside (0: no limit).
-    #[arg(long, default_value_t = 0)]
-    pub processes: u64,
-    /// Size of the working folder, /tmp and /dev/shm, each (MB).
-    #[arg(long, default_value_t = 64)]
-    pub disk_mb: u64,
-    /// Keep the network (no network namespace, no Landlock TCP rules).
-    #[arg(long)]
-    pub network: bool,
-    /// `LAYER=FILE`: the cgroup.procs file of the bot's cgroup for a layer.
-    #[arg(long)]
-    pub join: Vec<String>,
-    /// Layers the operator accepts losing.
-    #[arg(long)]
-    pub without: Vec<Layer>,
-    /// The working folder is the host's folder at `--rw`, bound read-write (what the
-    /// command writes there stays: a league bot's build), not a private tmpfs.
-    #[arg(long)]
-    pub keep_rw: bool,
-    /// Internal: run as the inner stage (pid 1 of the new namespaces).
-    #[arg(long, hide = true)]
-    pub inner: bool,
-    /// Internal: the user namespace maps an unprivileged user for the bot (1000 inside).
-    #[arg(long, hide = true)]
-    pub mapped: bool,
-    /// Internal: an fd (inherited from the outer stage) open on the `cgroup.procs` of
-    /// the arena's freezer cgroup, which the inner stage joins once the bot has started.
-    #[arg(long, hide = true)]
-    pub leave_freezer_fd: Option<i32>,
-    /// Internal: the write end of the stages' status pipe ([`control`]).
-    #[arg(long, hide = true)]
-    pub status_fd: Option<i32>,
-    /// Internal (outer stage): the read end of the arena's lifeline ([`control`]).
-    #[arg(long, hide = true)]
-    pub lifeline_fd: Option<i32>,
-    /// Internal: the outer stage fails its setup, as a stage that cannot build the
-    /// sandbox does (`ARENA_FAULT=stage-setup:N`, for the tests).
-    #[arg(long, hide = true)]
-    pub fail_setup: bool,
-    /// Internal: print which sandbox code this binary holds, and exit.
-    #[arg(long, hide = true)]
-    pub stages_id: bool,
-    /// Internal: report, as one JSON line, what this process observes of its sandbox.
-    #[arg(long, hide = true)]
-    pub observe: bool,
-    /// Internal (with --observe): a path that must not be visible.
-    #[arg(long, hide = true)]
-    pub hidden: Option<PathBuf>,
-    /// The command to become.
-    #[arg(last = true)]
-    pub command: Vec<String>,
-}
+/// How a stage of `__sandbox` ends with a status other than 0: the bot's own (a signal
+/// as 128 + its number), or 125 when the sandbox could not be built (`outer.rs`). The
+/// binary's `main` exits with it and says nothing more: the stage has said what it had to.
+#[derive(Debug, thiserror::Error)]
+#[error("the sandboxed process ended with status {0}")]
+pub struct StageExit(pub u8);
 
-/// The `arena __sandbox` arguments that build `policy` around a bot working in `workdir`
-/// and joining `cgroup` (the command follows `--`).
-pub fn launch_args(
-    policy: &Policy,
-    workdir: &Path,
-    hide: Option<&Path>,
-    cgroup: &BotCgroup,
-) -> Vec<std::ffi::OsString> {
-    let mut args: Vec<std::ffi::OsString> = vec!["__sandbox".into(), "--rw".into(), workdir.into()];
-    if let Some(hide) = hide {
-        args.push("--hide".into());
-        args.push(hide.into());
+impl StageExit {
+    /// Ends a stage with `code` (as `exit(2)` takes it: its low 8 bits).
+    fn with(code: i32) -> Result<()> {
+        match u8::try_from(code & 0xff).unwrap_or(1) {
+            0 => Ok(()),
+            code => Err(StageExit(code).into()),
+        }
     }
-    for path in &policy.read {
-        args.push("--ro".into());
-        args.push(path.into());
+
+    /// The status a stage ended `run` with, if it did.
+    pub fn of(e: &anyhow::Error) -> Option<u8> {
+        e.downcast_ref::<StageExit>().map(|exit| exit.0)
     }
-    for (flag, value) in [
-        ("--cpu-s", policy.cpu_s),
-        ("--processes", policy.processes),
-        ("--disk-mb", policy.disk_mb),
-    ] {
-        args.push(flag.into());
-        args.push(value.to_string().into());
-    }
-    if policy.network {
-        args.push("--network".into());
-    }
-    for (layer, file) in cgroup.procs_files() {
-        args.push("--join".into());
-        let mut joined = std::ffi::OsString::from(format!("{layer}="));
-        joined.push(file);
-        args.push(joined);
-    }
-    for layer in &policy.without {
-        args.push("--without".into());
-        args.push(layer.id().into());
-    }
-    args
 }
 
 pub fn run(args: SandboxArgs) -> Result<()> {
@@ -416,7 +380,13 @@ pub fn launcher() -> Option<&'static Path> {
             let arena = LAUNCHER.get()?;
             let slim = arena.with_file_name("arena-sandbox");
             let same = std::process::Command::new(&slim)
-                .args(["__sandbox", "--stages-id"])
+                .args(
+                    SandboxArgs {
+                        stages_id: true,
+                        ..SandboxArgs::default()
+                    }
+                    .to_args(),
+                )
                 .env_clear()
                 .output()
                 .is_ok_and(|o| o.status.success() && o.stdout.trim_ascii() == STAGES_ID.as_bytes());
@@ -453,60 +423,6 @@ pub fn probe(policy: &Policy) -> Enforcement {
     }
 }
 
-/// How long a plain caller (the probe, a league build) waits for the stages to build a
-/// sandbox: a bound for a stage that hangs, never reached by one that is only slow.
-pub const STAGES_LIMIT: std::time::Duration = std::time::Duration::from_secs(60);
-
-/// Starts `command` as a sandboxed bot from a plain (non-async) caller: the probe. The
-/// channel is the bot's lifeline: it lives as long as the child should.
-fn spawn_plain(
-    exe: &Path,
-    policy: &Policy,
-    workdir: &Path,
-    hide: Option<&Path>,
-    cgroup: &BotCgroup,
-    command: &[std::ffi::OsString],
-) -> Result<(std::process::Child, control::Channel)> {
-    let pending = control::Pending::new().context("the sandbox's control pipes")?;
-    let mut cmd = std::process::Command::new(exe);
-    cmd.args(launch_args(policy, workdir, hide, cgroup))
-        .args(pending.args())
-        .arg("--")
-        .args(command)
-        .current_dir(workdir)
-        .env_clear()
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped());
-    let (mut child, mut channel) = pending
-        .spawn(|| cmd.spawn())
-        .context("starting `arena __sandbox`")?;
-    if let Err(why) = channel.await_start(child.id(), cgroup.host_id(), STAGES_LIMIT) {
-        let _ = child.kill();
-        let said = child
-            .wait_with_output()
-            .map(|o| String::from_utf8_lossy(&o.stderr).trim().to_owned())
-            .unwrap_or_default();
-        if said.is_empty() {
-            bail!("{why}");
-        }
-        bail!("{why} (its stderr: {said})");
-    }
-    Ok((child, channel))
-}
-
 fn fail(layer: Layer, why: impl std::fmt::Display) -> anyhow::Error {
     anyhow::anyhow!("cannot apply the {layer} layer: {why}")
-}
-
-/// Checks a `LAYER=FILE` argument.
-fn parse_join(arg: &str) -> Result<(Layer, PathBuf)> {
-    let Some((layer, file)) = arg.split_once('=') else {
-        bail!("--join wants LAYER=FILE, not {arg:?}");
-    };
-    Ok((
-        layer.parse().map_err(anyhow::Error::msg)?,
-        PathBuf::from(file),
-    ))
 }

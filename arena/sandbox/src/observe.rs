@@ -12,7 +12,9 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 use serde::{Deserialize, Serialize};
 
-use super::{BotCgroup, Enforcement, Layer, Policy, mountinfo, view};
+use super::{
+    BotCgroup, Confined, Enforcement, Layer, Policy, STAGES_LIMIT, SandboxArgs, mountinfo, view,
+};
 
 /// What the observer saw: each checked layer's failure (`None`: it held), and its
 /// namespaces (`ipc:[4026531839]`).
@@ -217,30 +219,27 @@ fn tempfile_dir() -> Result<std::path::PathBuf> {
 }
 
 fn probe_in(exe: &Path, policy: &Policy, run_dir: &Path, workdir: &Path) -> Result<Enforcement> {
-    let mut report = Enforcement::default();
-    let (cgroup, missing) = BotCgroup::create(policy.caps());
-    // Without a host user of its own, as root, nothing would map the probe's namespace.
-    if let Some((_, why)) = missing.iter().find(|(l, _)| *l == Layer::Identity) {
-        bail!("{why}");
-    }
     let mut policy = policy.clone();
     policy.read = super::read_paths_for(&exe.display().to_string());
     // The probe runs every layer it can, to report each; the run decides what to accept.
+    // Only the identity layer is refused then: without a host user of its own, as root,
+    // nothing would map the probe's namespace.
     policy.without = Layer::ALL.into_iter().filter(|l| l.may_be_lost()).collect();
-    let (mut child, _lifeline) = super::spawn_plain(
-        exe,
-        &policy,
-        workdir,
-        Some(run_dir),
-        &cgroup,
-        &[
-            exe.as_os_str().to_owned(),
-            "__sandbox".into(),
-            "--observe".into(),
-            "--hidden".into(),
-            run_dir.as_os_str().to_owned(),
-        ],
-    )?;
+    let confined = Confined::new(exe, &policy, workdir)
+        .map_err(|refused| anyhow::anyhow!(refused.why))?
+        .hiding(run_dir);
+    let observing = SandboxArgs {
+        observe: true,
+        hidden: Some(run_dir.to_owned()),
+        ..SandboxArgs::default()
+    };
+    let (mut command, starter) = confined
+        .command(std::iter::once(exe.as_os_str().to_owned()).chain(observing.to_args()))
+        .context("the sandbox's control pipes")?;
+    let (mut child, _lifeline) = starter
+        .start_plain(&mut command, STAGES_LIMIT)
+        .map_err(anyhow::Error::msg)?;
+    let (cgroup, missing) = (confined.cgroup(), confined.lost());
     let mut line = String::new();
     let stdout = child.stdout.take().context("the probe's stdout")?;
     BufReader::new(stdout).read_line(&mut line)?;
@@ -257,50 +256,89 @@ fn probe_in(exe: &Path, policy: &Policy, run_dir: &Path, workdir: &Path) -> Resu
             );
         }
     };
-    // While the observer waits: the cgroups hold it, and the freezer stops it.
-    let outer = child.id();
-    let frozen = {
-        cgroup.freeze();
-        let mut seen = false;
-        // Frozen once every process has stopped: on a loaded machine a runnable process
-        // may wait for a core for a while (200 ms was seen to be too short at load 15).
-        for _ in 0..1000 {
-            if cgroup.is_frozen() == Some(true) {
-                seen = true;
-                break;
-            }
-            std::thread::sleep(std::time::Duration::from_millis(2));
-        }
-        cgroup.thaw();
-        seen
-    };
-    // The observer, the inner stage's child as a bot is, holds every cgroup of the set
-    // (the outer and the inner stage leave the freezer's once they have started it).
-    let child_of = |pid: u32| -> Option<u32> {
-        std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
-            .ok()?
-            .split_whitespace()
-            .next()?
-            .parse()
-            .ok()
-    };
-    let observer = child_of(outer).and_then(child_of);
-    let inside = observer.is_some_and(|pid| cgroup.holds(pid));
-    // As root, the observer's user on the host is the sandbox's own.
-    let host_user = observer.and_then(|pid| {
-        let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix("Uid:"))?
-            .split_whitespace()
-            .next()?
-            .parse::<u32>()
-            .ok()
-    });
-    let held = |layer: Layer| inside && cgroup.layers().contains(&layer);
+    let outside = Outside::check(child.id(), cgroup);
     drop(child.stdin.take());
     let _ = child.wait();
-    for (layer, why) in &missing {
+    Ok(judge(&observed, &outside, cgroup, missing, &policy))
+}
+
+/// What the arena checks from outside while the observer waits.
+struct Outside {
+    /// The freezer stopped every process of the probe.
+    frozen: bool,
+    /// The observer is in every cgroup of the set.
+    inside: bool,
+    /// The observer's user on the host.
+    host_user: Option<u32>,
+}
+
+impl Outside {
+    /// Checks the sandbox whose outer stage is `outer`: the cgroups hold the observer,
+    /// and the freezer stops it.
+    fn check(outer: u32, cgroup: &BotCgroup) -> Outside {
+        let frozen = {
+            cgroup.freeze();
+            let mut seen = false;
+            // Frozen once every process has stopped: on a loaded machine a runnable process
+            // may wait for a core for a while (200 ms was seen to be too short at load 15).
+            for _ in 0..1000 {
+                if cgroup.is_frozen() == Some(true) {
+                    seen = true;
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+            cgroup.thaw();
+            seen
+        };
+        // The observer, the inner stage's child as a bot is, holds every cgroup of the set
+        // (the outer and the inner stage leave the freezer's once they have started it).
+        let child_of = |pid: u32| -> Option<u32> {
+            std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"))
+                .ok()?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        };
+        let observer = child_of(outer).and_then(child_of);
+        let inside = observer.is_some_and(|pid| cgroup.holds(pid));
+        // As root, the observer's user on the host is the sandbox's own.
+        let host_user = observer.and_then(|pid| {
+            let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix("Uid:"))?
+                .split_whitespace()
+                .next()?
+                .parse::<u32>()
+                .ok()
+        });
+        Outside {
+            frozen,
+            inside,
+            host_user,
+        }
+    }
+}
+
+/// Each layer, from the cgroups' setup (`missing`: the layers that could not be made),
+/// what the observer saw inside and what the arena saw outside.
+fn judge(
+    observed: &Observed,
+    outside: &Outside,
+    cgroup: &BotCgroup,
+    missing: &[(Layer, String)],
+    policy: &Policy,
+) -> Enforcement {
+    let mut report = Enforcement::default();
+    let Outside {
+        frozen,
+        inside,
+        host_user,
+    } = *outside;
+    let held = |layer: Layer| inside && cgroup.layers().contains(&layer);
+    for (layer, why) in missing {
         report.set(*layer, Err(why.clone()));
     }
     for layer in [Layer::Memory, Layer::Processes, Layer::Cpu, Layer::Io] {
@@ -366,5 +404,5 @@ fn probe_in(exe: &Path, policy: &Policy, run_dir: &Path, workdir: &Path) -> Resu
             Err("limits.network = true grants the network".into()),
         );
     }
-    Ok(report)
+    report
 }

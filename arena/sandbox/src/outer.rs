@@ -24,7 +24,7 @@ use nix::sys::signalfd::{SfdFlags, SignalFd};
 use nix::unistd::{Pid, UnlinkatFlags, getegid, geteuid, unlinkat};
 
 use super::control::{self, Status};
-use super::{Layer, SandboxArgs, copy, fail, parse_join};
+use super::{Join, Layer, SandboxArgs, StageExit, copy, fail};
 
 /// The exit status of a sandbox that could not be built; its reason is on stderr and,
 /// for the arena, on the status pipe ([`control`]), which the bot cannot write.
@@ -44,13 +44,13 @@ pub fn run(args: SandboxArgs) -> Result<()> {
     let lifeline = args
         .lifeline_fd
         .and_then(|fd| control::reopen(fd, false).ok());
-    let failed = |status: &mut Option<Status>, e: anyhow::Error| -> ! {
+    let failed = |status: &mut Option<Status>, e: anyhow::Error| {
         let why = format!("{e:#}");
         if let Some(status) = status {
             status.fail(&why);
         }
         eprintln!("arena sandbox: {why}");
-        std::process::exit(SETUP_FAILED);
+        StageExit::with(SETUP_FAILED)
     };
     let Setup {
         inner: mut inner_command,
@@ -59,15 +59,17 @@ pub fn run(args: SandboxArgs) -> Result<()> {
         mut lifeline,
     } = match setup(&args, status.as_ref(), lifeline) {
         Ok(setup) => setup,
-        Err(e) => failed(&mut status, e),
+        Err(e) => return failed(&mut status, e),
     };
     let null = dev_null()?;
     let mut child = match inner_command.spawn() {
         Ok(child) => child,
-        Err(e) => failed(
-            &mut status,
-            anyhow::anyhow!("starting the inner stage: {e}"),
-        ),
+        Err(e) => {
+            return failed(
+                &mut status,
+                anyhow::anyhow!("starting the inner stage: {e}"),
+            );
+        }
     };
     // The inner stage says the rest: `ready` when it starts the bot, or why it cannot.
     drop(status);
@@ -87,7 +89,7 @@ pub fn run(args: SandboxArgs) -> Result<()> {
     if arena_gone {
         // No one else will remove the bot's cgroups.
         cgroups.remove();
-        std::process::exit(SETUP_FAILED);
+        return StageExit::with(SETUP_FAILED);
     }
     // A build that succeeded: its folder's copy (a tmpfs in the view, this stage's root
     // since the inner stage's pivot_root) replaces the host folder (this stage's
@@ -104,7 +106,7 @@ pub fn run(args: SandboxArgs) -> Result<()> {
             });
         if let Err(e) = copied {
             eprintln!("arena sandbox: {e:#}");
-            std::process::exit(SETUP_FAILED);
+            return StageExit::with(SETUP_FAILED);
         }
     }
     // The inner stage is pid 1 of its namespace and cannot die by its own signal: it
@@ -122,9 +124,9 @@ pub fn run(args: SandboxArgs) -> Result<()> {
                 let _ = setrlimit(Resource::RLIMIT_CORE, 0, 0);
                 let _ = raise(sig);
             }
-            std::process::exit(128 + sig)
+            StageExit::with(128 + sig)
         }
-        None => std::process::exit(status.code().unwrap_or(1)),
+        None => StageExit::with(status.code().unwrap_or(1)),
     }
 }
 
@@ -173,15 +175,14 @@ fn setup(args: &SandboxArgs, status: Option<&Status>, lifeline: Option<File>) ->
         freezer: None,
         arena: nix::unistd::getppid().as_raw(),
     };
-    for join in &args.join {
-        let (layer, file) = parse_join(join)?;
-        match std::fs::write(&file, std::process::id().to_string()) {
+    for &Join { layer, ref file } in &args.join {
+        match std::fs::write(file, std::process::id().to_string()) {
             Err(e) if !args.without.contains(&layer) => {
                 return Err(fail(layer, format!("joining {}: {e}", file.display())));
             }
             Err(_) => {}
             Ok(()) => {
-                cgroups.hold(layer, &file);
+                cgroups.hold(layer, file);
                 // The freezer need not wake this stage at every call: once the inner
                 // stage has started in it, this one moves back to the arena's freezer
                 // cgroup, through a file opened now (the inner stage's pivot_root will
@@ -249,59 +250,53 @@ fn setup(args: &SandboxArgs, status: Option<&Status>, lifeline: Option<File>) ->
     // No parent-death signal here: it would fire when the arena's thread that started
     // this stage ends, and it would kill this stage before it thaws a frozen bot. The
     // lifeline says when the arena is gone ([`outlive_no_arena`]).
-    let mut inner = Command::new(exe);
-    inner.args(["__sandbox", "--inner"]);
-    if root {
-        inner.arg("--mapped");
-    }
-    if let Some(rw) = &args.rw {
-        inner.arg("--rw").arg(rw);
-    }
-    if let Some(hide) = &args.hide {
-        inner.arg("--hide").arg(hide);
-    }
-    for path in &args.ro {
-        inner.arg("--ro").arg(path);
-    }
-    for (flag, value) in [
-        ("--cpu-s", args.cpu_s),
-        ("--processes", args.processes),
-        ("--disk-mb", args.disk_mb),
-    ] {
-        inner.arg(flag).arg(value.to_string());
-    }
-    if args.network {
-        inner.arg("--network");
-    }
-    if args.keep_rw {
-        inner.arg("--keep-rw");
-    }
-    if let Some(procs) = &leave_freezer {
-        // The inner stage leaves too, once the bot runs: a file it inherits, as it
-        // cannot open one inside its view.
-        inner.arg("--leave-freezer-fd").arg(
-            inheritable(procs)
-                .map_err(|e| fail(Layer::Freezer, e))?
-                .to_string(),
-        );
-    }
-    if let Some(status) = status {
-        inner.arg("--status-fd").arg(
-            inheritable(&status.0)
-                .map_err(|e| fail(Layer::Session, e))?
-                .to_string(),
-        );
-    }
-    for layer in &args.without {
-        inner.arg("--without").arg(layer.id());
-    }
-    inner.arg("--").args(&args.command);
+    let inner = inner_command(&exe, args, root, leave_freezer.as_ref(), status)?;
     Ok(Setup {
         inner,
         leave_freezer,
         cgroups,
         lifeline,
     })
+}
+
+/// The inner stage's command: this binary (`exe`) with the arguments that concern it, the
+/// maps made by the arena (`mapped`, as root), and the fds it inherits: the arena's
+/// freezer cgroup to leave and the status pipe.
+fn inner_command(
+    exe: &Path,
+    args: &SandboxArgs,
+    mapped: bool,
+    leave_freezer: Option<&File>,
+    status: Option<&Status>,
+) -> Result<Command> {
+    let leave_freezer_fd = leave_freezer
+        // The inner stage leaves too, once the bot runs: a file it inherits, as it
+        // cannot open one inside its view.
+        .map(|procs| inheritable(procs).map_err(|e| fail(Layer::Freezer, e)))
+        .transpose()?;
+    let status_fd = status
+        .map(|status| inheritable(&status.0).map_err(|e| fail(Layer::Session, e)))
+        .transpose()?;
+    let inner_args = SandboxArgs {
+        inner: true,
+        mapped,
+        rw: args.rw.clone(),
+        hide: args.hide.clone(),
+        ro: args.ro.clone(),
+        cpu_s: args.cpu_s,
+        processes: args.processes,
+        disk_mb: args.disk_mb,
+        network: args.network,
+        keep_rw: args.keep_rw,
+        leave_freezer_fd,
+        status_fd,
+        without: args.without.clone(),
+        command: args.command.clone(),
+        ..SandboxArgs::default()
+    };
+    let mut inner = Command::new(exe);
+    inner.args(inner_args.to_args());
+    Ok(inner)
 }
 
 /// `file`'s fd, which the inner stage inherits (this stage has one thread until then).

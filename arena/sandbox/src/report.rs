@@ -57,15 +57,7 @@ pub fn announce(
             if !refused.is_empty() {
                 let why: Vec<String> = refused
                     .iter()
-                    .map(|l| {
-                        format!(
-                            "{l} ({})",
-                            enforced
-                                .why
-                                .get(l.id())
-                                .map_or("not observed", String::as_str)
-                        )
-                    })
+                    .map(|l| format!("{l} ({})", enforced.why(*l).unwrap_or("not observed")))
                     .collect();
                 let losable: Vec<&str> = refused
                     .iter()
@@ -102,7 +94,7 @@ pub fn announce(
                 policy.processes,
             ))?;
             for layer in enforced.missing() {
-                let why = enforced.why.get(layer.id()).map_or("", String::as_str);
+                let why = enforced.why(layer).unwrap_or("");
                 warn(
                     &mut log,
                     &format!(

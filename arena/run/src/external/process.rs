@@ -21,8 +21,8 @@ use tokio::process::{Child, Command};
 use tokio::runtime::Handle;
 
 use super::log::StderrLog;
-use crate::sandbox::control::{Channel, Pending};
-use crate::sandbox::{BotCgroup, Layer, Policy};
+use crate::sandbox::control::Channel;
+use crate::sandbox::{BotCgroup, Confined, NotStarted, Policy};
 use crate::setup::Limits;
 
 /// The sandbox a confined bot runs in: the arena binary that builds it, and how.
@@ -98,25 +98,6 @@ fn injected_stage_fault() -> bool {
         left.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |n| n.checked_sub(1))
             .is_ok()
     })
-}
-
-/// The shell command that becomes the bot; where no memory cgroup holds it, under an
-/// address-space limit instead.
-fn shell_line(command: &str, memory_mb: Option<u64>) -> String {
-    match memory_mb {
-        Some(mb) => format!("ulimit -v {} 2>/dev/null; exec {command}", mb * 1024),
-        None => format!("exec {command}"),
-    }
-}
-
-/// The words of `command` when `sh` would read it as nothing but words: no quotes,
-/// escapes, variables, globs, redirections or other operators.
-fn plain_words(command: &str) -> Option<Vec<&str>> {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "_-./=:,+@%".contains(c);
-    let words: Vec<&str> = command.split_ascii_whitespace().collect();
-    // `a=b prog` sets a variable for the shell, and `exec` of a reserved word fails.
-    let first = words.first()?;
-    (words.iter().all(|w| w.chars().all(plain)) && !first.contains('=')).then_some(words)
 }
 
 /// Rewrites tokens naming existing files relative to the arena's directory into absolute
@@ -238,95 +219,13 @@ impl Process {
         std::fs::create_dir_all(workdir)
             .map_err(|e| AgentError::Startup(format!("creating {}: {e}", workdir.display())))?;
         let _guard = handle.enter();
-        let path = std::env::var_os("PATH").unwrap_or_default();
         let tag = tag.clone();
-        let sandbox = *sandbox;
-        let (mut cmd, cgroup, pending) = match sandbox {
-            None => {
-                let mut c = Command::new("/bin/sh");
-                // Its own process group: a Ctrl-C at the terminal reaches the arena,
-                // which stops the run cleanly, not the bots in the middle of their games.
-                c.process_group(0);
-                c.arg("-c").arg(shell_line(command, Some(limits.memory_mb)));
-                (c, None, None)
-            }
-            Some(Sandboxed { exe, policy }) => {
-                let (cgroup, missing) = BotCgroup::create(policy.caps());
-                if let Some((layer, why)) = missing.iter().find(|(l, _)| !policy.accepts_losing(*l))
-                {
-                    return Err(SpawnError::Bot(AgentError::Startup(format!(
-                        "the sandbox cannot apply its {layer} layer: {why}"
-                    ))));
-                }
-                let memory_held = cgroup.layers().contains(&Layer::Memory);
-                let pending = Pending::new()
-                    .map_err(|e| SpawnError::Arena(format!("the sandbox's control pipes: {e}")))?;
-                let mut c = Command::new(exe);
-                // The outer stage starts a session of its own (no process group here:
-                // a group leader cannot).
-                c.args(crate::sandbox::launch_args(
-                    policy,
-                    workdir,
-                    Some(*run_dir),
-                    &cgroup,
-                ))
-                .args(pending.args());
-                if injected_stage_fault() {
-                    c.arg("--fail-setup");
-                }
-                c.arg("--");
-                match plain_words(command) {
-                    // The shell would only split the words and exec the program: the
-                    // inner stage does that itself, a process start (about 1 ms) sooner.
-                    Some(words) if memory_held => c.args(words),
-                    _ => c.args(["/bin/sh", "-c"]).arg(shell_line(
-                        command,
-                        (!memory_held).then_some(limits.memory_mb),
-                    )),
-                };
-                (c, Some(cgroup), Some(pending))
-            }
-        };
-        cmd.current_dir(workdir)
-            .env_clear()
-            .env("PATH", path)
-            .env("HOME", workdir)
-            .env("TMPDIR", workdir)
-            .env("LANG", "C.UTF-8")
-            .env("PYTHONUNBUFFERED", "1")
-            .envs(env.iter().map(|(k, v)| (k, v)))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .kill_on_drop(true);
-        let cannot_start = |e: std::io::Error| {
-            SpawnError::Bot(AgentError::Startup(format!(
-                "cannot start {command:?}: {e}"
-            )))
-        };
-        let (mut child, control) = match pending {
-            None => (cmd.spawn().map_err(cannot_start)?, None),
-            Some(pending) => {
-                let (child, mut control) = pending.spawn(|| cmd.spawn()).map_err(cannot_start)?;
-                let pid = child.id().unwrap_or(0);
-                let limit = Duration::from_millis(limits.startup_ms);
-                if let Err(why) =
-                    control.await_start(pid, cgroup.as_ref().and_then(BotCgroup::host_id), limit)
-                {
-                    let mut child = child;
-                    if let Some(c) = &cgroup {
-                        c.thaw();
-                    }
-                    let _ = child.start_kill();
-                    let began = Instant::now();
-                    while matches!(child.try_wait(), Ok(None))
-                        && began.elapsed() < Duration::from_secs(5)
-                    {
-                        std::thread::sleep(Duration::from_millis(1));
-                    }
-                    return Err(SpawnError::Arena(why));
-                }
-                (child, Some(control))
+        let (mut child, cgroup, control) = match sandbox {
+            None => (start_unconfined(command, workdir, limits, env)?, None, None),
+            Some(sandbox) => {
+                let (child, cgroup, control) =
+                    start_confined(command, workdir, limits, sandbox, run_dir, env)?;
+                (child, Some(cgroup), Some(control))
             }
         };
         let own = |fd: std::io::Result<OwnedFd>| {
@@ -641,6 +540,93 @@ impl Process {
             let _ = tokio::time::timeout(Duration::from_secs(5), self.child.wait()).await;
         });
         drop(self.cgroup.take());
+    }
+}
+
+/// What every bot process gets, confined or not: its working directory, a scrubbed
+/// environment (and `env`), piped stdio, and a kill if the arena lets go of it.
+fn bot_command(mut command: Command, workdir: &Path, env: &[(&str, String)]) -> Command {
+    command
+        .current_dir(workdir)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", workdir)
+        .env("TMPDIR", workdir)
+        .env("LANG", "C.UTF-8")
+        .env("PYTHONUNBUFFERED", "1")
+        .envs(env.iter().map(|(k, v)| (k, v)))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    command
+}
+
+fn cannot_start(command: &str) -> impl Fn(std::io::Error) -> SpawnError + '_ {
+    move |e| {
+        SpawnError::Bot(AgentError::Startup(format!(
+            "cannot start {command:?}: {e}"
+        )))
+    }
+}
+
+/// Starts `command` without a sandbox (`sandbox = "off"`), under an address-space limit.
+fn start_unconfined(
+    command: &str,
+    workdir: &Path,
+    limits: &Limits,
+    env: &[(&str, String)],
+) -> Result<Child, SpawnError> {
+    let argv = crate::sandbox::bot_argv(command, Some(limits.memory_mb));
+    let mut c = Command::new(&argv[0]);
+    c.args(&argv[1..]);
+    // Its own process group: a Ctrl-C at the terminal reaches the arena, which stops
+    // the run cleanly, not the bots in the middle of their games.
+    c.process_group(0);
+    bot_command(c, workdir, env)
+        .spawn()
+        .map_err(cannot_start(command))
+}
+
+/// Starts `command` in `sandbox` (`crate::sandbox::Confined`), hiding `run_dir`: the
+/// process, its cgroups and its control channel. A sandbox its stages could not build is
+/// the arena's failure ([`SpawnError::Arena`]).
+fn start_confined(
+    command: &str,
+    workdir: &Path,
+    limits: &Limits,
+    sandbox: &Sandboxed,
+    run_dir: &Path,
+    env: &[(&str, String)],
+) -> Result<(Child, BotCgroup, Channel), SpawnError> {
+    let mut confined = Confined::new(&sandbox.exe, &sandbox.policy, workdir)
+        .map_err(|refused| AgentError::Startup(refused.to_string()))?
+        .hiding(run_dir);
+    if injected_stage_fault() {
+        confined = confined.failing_setup();
+    }
+    let (launcher, starter) = confined
+        .bot_command(command, limits.memory_mb)
+        .map_err(|e| SpawnError::Arena(format!("the sandbox's control pipes: {e}")))?;
+    // The outer stage starts a session of its own (no process group here: a group leader
+    // cannot).
+    let mut launcher = bot_command(Command::from(launcher), workdir, env);
+    let limit = Duration::from_millis(limits.startup_ms);
+    match starter.start(|| launcher.spawn(), |c| c.id().unwrap_or(0), limit) {
+        Ok((child, control)) => Ok((child, confined.into_cgroup(), control)),
+        Err(NotStarted::Spawn(e)) => Err(cannot_start(command)(e)),
+        Err(NotStarted::Stages {
+            why,
+            process: mut child,
+        }) => {
+            confined.cgroup().thaw();
+            let _ = child.start_kill();
+            let began = Instant::now();
+            while matches!(child.try_wait(), Ok(None)) && began.elapsed() < Duration::from_secs(5) {
+                std::thread::sleep(Duration::from_millis(1));
+            }
+            Err(SpawnError::Arena(why))
+        }
     }
 }
 

@@ -21,6 +21,10 @@ fn main() -> ExitCode {
     let Cli::Sandbox(args) = Cli::parse();
     match arena_sandbox::run(args) {
         Ok(()) => ExitCode::SUCCESS,
+        // The bot's status (or the sandbox's 125): the stage has said the rest.
+        Err(e) if arena_sandbox::StageExit::of(&e).is_some() => {
+            ExitCode::from(arena_sandbox::StageExit::of(&e).unwrap_or(1))
+        }
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::from(2)
