@@ -14,12 +14,13 @@ fn main() -> ExitCode {
     if let Ok(exe) = std::env::current_exe() {
         arena_sandbox::set_launcher(exe);
     }
+    arena_run::engine::stop::on_second_stop(interrupted_at_once);
     let cli = cli::Cli::parse();
     match cli::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         // A sandbox stage (`arena __sandbox`) ends with its bot's status, and has said the rest.
-        Err(e) if arena::sandbox::StageExit::of(&e).is_some() => {
-            ExitCode::from(arena::sandbox::StageExit::of(&e).unwrap_or(1))
+        Err(e) if arena_sandbox::StageExit::of(&e).is_some() => {
+            ExitCode::from(arena_sandbox::StageExit::of(&e).unwrap_or(1))
         }
         // A reader that stops early (`arena replay … | head`) is not an error.
         Err(e) if is_broken_pipe(&e) => ExitCode::SUCCESS,
@@ -48,6 +49,12 @@ fn main() -> ExitCode {
             }
         }
     }
+}
+
+/// A second Ctrl-C during a run or a league: the games on disk stay (the handler has
+/// said how to go on), the games in play are replayed from the seed.
+fn interrupted_at_once() -> ! {
+    std::process::exit(130)
 }
 
 fn is_broken_pipe(e: &anyhow::Error) -> bool {

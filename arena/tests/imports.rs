@@ -379,7 +379,10 @@ fn each_crate_uses_only_the_crates_below_it() {
         let dir = root.join(m.as_str().expect("a member's path"));
         let package = manifest(&dir);
         let name = package["package"]["name"].as_str().expect("a package name");
-        ours.insert(name.to_owned(), dir.canonicalize().expect("a member's folder"));
+        ours.insert(
+            name.to_owned(),
+            dir.canonicalize().expect("a member's folder"),
+        );
     }
     let listed: BTreeSet<String> = CRATES.iter().map(|(c, _)| (*c).to_owned()).collect();
     assert_eq!(
@@ -407,14 +410,15 @@ fn each_crate_uses_only_the_crates_below_it() {
                         .and_then(|w| w.get("path"))
                         .map(|p| root.join(p.as_str().expect("a path")))
                 } else {
-                    spec.get("path").map(|p| dir.join(p.as_str().expect("a path")))
+                    spec.get("path")
+                        .map(|p| dir.join(p.as_str().expect("a path")))
                 };
                 if let Some(path) = path {
                     let path = path.canonicalize().expect("a path dependency's folder");
                     let by_path = ours.iter().find(|(_, d)| **d == path);
-                    uses = by_path
-                        .map(|(n, _)| n.clone())
-                        .unwrap_or_else(|| panic!("{name}: [{section}] {dep}: a path out of the workspace"));
+                    uses = by_path.map(|(n, _)| n.clone()).unwrap_or_else(|| {
+                        panic!("{name}: [{section}] {dep}: a path out of the workspace")
+                    });
                 }
                 if ours.contains_key(&uses) {
                     assert!(

@@ -9,6 +9,16 @@ static STOP: AtomicBool = AtomicBool::new(false);
 /// which differ between a run directory and a league.
 static KEPT: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
 
+/// How the process ends at a second Ctrl-C. The binary's `main` says, once, at start
+/// ([`on_second_stop`]): a library does not end its process. Without it a second Ctrl-C
+/// is one more request to stop cleanly.
+static EXIT: std::sync::OnceLock<fn() -> !> = std::sync::OnceLock::new();
+
+/// Sets how the process ends at a second Ctrl-C (the binary: exit 130 at once).
+pub fn on_second_stop(exit: fn() -> !) {
+    let _ = EXIT.set(exit);
+}
+
 /// Installs the handler for a run directory: a second Ctrl-C names `--resume`.
 pub fn install(run_dir: &std::path::Path) {
     install_saying(format!(
@@ -38,7 +48,9 @@ fn install_saying(kept: String) {
         // Without a handler (another one is installed), Ctrl-C keeps its default:
         // games on disk stay, and `--resume` replays the rest.
         let _ = ctrlc::set_handler(|| {
-            if STOP.swap(true, Ordering::SeqCst) {
+            if STOP.swap(true, Ordering::SeqCst)
+                && let Some(exit) = EXIT.get()
+            {
                 // Games not yet written are lost from disk, not from the run: they are
                 // replayed from the seed.
                 let kept = KEPT
@@ -47,7 +59,7 @@ fn install_saying(kept: String) {
                     .and_then(|k| k.clone())
                     .unwrap_or_else(|| "the games on disk are kept".into());
                 eprintln!("\nstopped at once; {kept}");
-                std::process::exit(130);
+                exit();
             }
             eprintln!("\nstopping: finishing the games in progress (Ctrl-C again to quit now)");
         });
