@@ -197,8 +197,7 @@ pub fn add(
     let parsed: Spec = spec
         .parse()
         .map_err(|e: agents::SpecError| anyhow::anyhow!("{e}"))?;
-    let task = crate::task::lookup(&league.config.game)?;
-    task.check_agent(&parsed)?;
+    league.config.game.check_agent(&parsed)?;
     let (role, state) = if benchmark {
         (Role::Benchmark, State::Active)
     } else {

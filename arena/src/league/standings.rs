@@ -277,7 +277,7 @@ pub fn standings(league: &League) -> Result<Standings> {
         })
         .collect();
     Ok(Standings {
-        game: league.config.game.clone(),
+        game: league.config.game.name().to_owned(),
         cases: league.config.cases.clone(),
         seed: league.config.seed,
         games: pairs.iter().map(|p| p.games.games()).sum(),
