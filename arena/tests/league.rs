@@ -778,6 +778,18 @@ fn refusals_name_the_input() {
         table.contains("broken: failed") && table.contains("compiling"),
         "{table}"
     );
+    // It stays failed: rejecting it (or promoting it) is refused, not a rejected
+    // candidate that would count as one in play.
+    for verb in ["reject", "promote"] {
+        let out = arena()
+            .args(["league", verb, s(&dir), "broken"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{verb}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("\"broken\" failed"), "{verb}: {err}");
+    }
+    assert!(ok(&["league", "show", s(&dir)]).contains("broken: failed"));
 }
 
 /// The schema is versioned: a new database is at the last migration, in WAL mode; a

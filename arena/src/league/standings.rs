@@ -230,8 +230,8 @@ pub fn standings(league: &League) -> Result<Standings> {
             Row {
                 rank: 0,
                 bot: bot.name.clone(),
-                role: bot.role,
-                state: bot.state,
+                role: bot.role(),
+                state: bot.state(),
                 games,
                 score: if games == 0 {
                     0.0
@@ -270,7 +270,7 @@ pub fn standings(league: &League) -> Result<Standings> {
         .filter(|b| !b.plays())
         .map(|b| Retired {
             bot: b.name.clone(),
-            state: b.state,
+            state: b.state(),
             archived: b.archived,
             log: crate::shown::escape_controls(&b.build_log).into_owned(),
             forfeits: forfeits.get(&b.id).cloned().unwrap_or_default(),
