@@ -12,8 +12,8 @@ use crate::task::{Refusal, Task};
 
 /// The master seed when a config or `arena match` names none: fixed, so two runs of
 /// the same command are the same experiment.
-pub const DEFAULT_SEED: u64 = 1;
-pub const DEFAULT_GAMES_PER_CASE: u32 = 100;
+const DEFAULT_SEED: u64 = 1;
+const DEFAULT_GAMES_PER_CASE: u32 = 100;
 
 /// A master seed as written in a config or on the command line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -202,7 +202,7 @@ impl Config {
 
 /// The longest answer line a puzzle run accepts by default (a dust answer can run to a
 /// few hundred bytes; a game's move fits in the default 64).
-pub const PUZZLE_MAX_LINE: usize = 4096;
+const PUZZLE_MAX_LINE: usize = 4096;
 
 /// A puzzle run raises the default `max_line` to [`PUZZLE_MAX_LINE`] (a value set in the
 /// config stays, unless it is the games' default).
@@ -411,7 +411,7 @@ fn resolve_gauntlet(names: &[String], agents: &[PlanAgent]) -> Result<Vec<usize>
 }
 
 /// FNV-1a, 64 bits (the published offset basis and prime).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
+fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
