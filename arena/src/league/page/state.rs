@@ -3,7 +3,6 @@
 //! a read never takes the writer's lock, and WAL lets it run beside the league's writes).
 
 use std::path::Path;
-
 use std::str::FromStr;
 
 use anyhow::{Context, Result, bail};
@@ -27,12 +26,12 @@ type HeatRow = (i64, i64, Vec<Option<(f64, u64)>>);
 pub struct StateQuery {
     /// A case of the league, in its canonical notation.
     #[serde(default, deserialize_with = "unset_if_empty")]
-    pub case: Option<String>,
+    case: Option<String>,
     #[serde(default, deserialize_with = "unset_if_empty")]
-    pub seat: Option<PairSeat>,
+    seat: Option<PairSeat>,
     /// A bot's name.
     #[serde(default, deserialize_with = "unset_if_empty")]
-    pub bot: Option<String>,
+    bot: Option<String>,
     /// Checked before the request gets here.
     #[serde(default, rename = "token")]
     _token: Option<IgnoredAny>,
@@ -42,10 +41,10 @@ pub struct StateQuery {
 #[derive(Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct GameQuery {
-    pub a: BotId,
-    pub b: BotId,
-    pub g: u64,
-    pub seat: PairSeat,
+    a: BotId,
+    b: BotId,
+    g: u64,
+    seat: PairSeat,
     /// Checked before the request gets here.
     #[serde(default, rename = "token")]
     _token: Option<IgnoredAny>,
