@@ -778,6 +778,18 @@ fn refusals_name_the_input() {
         table.contains("broken: failed") && table.contains("compiling"),
         "{table}"
     );
+    // It stays failed: rejecting it (or promoting it) is refused, not a rejected
+    // candidate that would count as one in play.
+    for verb in ["reject", "promote"] {
+        let out = arena()
+            .args(["league", verb, s(&dir), "broken"])
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{verb}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("\"broken\" failed"), "{verb}: {err}");
+    }
+    assert!(ok(&["league", "show", s(&dir)]).contains("broken: failed"));
 }
 
 /// The schema is versioned: a new database is at the last migration, in WAL mode; a
@@ -1520,6 +1532,16 @@ fn the_live_page_in_headless_chromium() {
     assert!(post.starts_with("HTTP/1.1 405"), "{post}");
     let game = get(port, "/api/game?a=1&b=2&g=0&seat=1");
     assert!(game.contains("greedy vs random"), "{game}");
+    // A query string that does not read as the endpoint's: 400, the parameter named.
+    for (path, needle) in [
+        ("/api/state?seat=3", "seat: \\\"3\\\": 1 or 2"),
+        ("/api/state?bots=greedy", "unknown field `bots`"),
+        ("/api/game?a=1&b=2&g=x&seat=1", "g: invalid digit"),
+    ] {
+        let answer = get(port, path);
+        assert!(answer.starts_with("HTTP/1.1 400"), "{path}: {answer}");
+        assert!(answer.contains(needle), "{path}: {answer}");
+    }
 
     let Some(browser) = ["chromium", "chromium-browser", "google-chrome"]
         .iter()

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use agents::Spec;
 use anyhow::{Context, Result, bail};
 
-use super::store::{Bot, BotId, Role, State, TestState};
+use super::store::{Bot, BotId, Evaluation, Role, Standing, State, TestState};
 use super::{BOTS, League};
 use arena_run::plan::SprtConfig;
 
@@ -123,7 +123,7 @@ fn plan_test(
             if b.name == subject {
                 bail!("--base {name:?}: a bot is not tested against itself");
             }
-            if b.state == State::Failed {
+            if b.state() == State::Failed {
                 bail!("--base {name:?}: that bot failed and cannot play");
             }
             if b.archived {
@@ -168,7 +168,7 @@ pub fn test(
     bounds: Option<SprtConfig>,
 ) -> Result<String> {
     let bot = league.store.bot(name)?;
-    if bot.state == State::Failed {
+    if bot.state() == State::Failed {
         bail!("bot {name:?} failed; add a fixed version instead");
     }
     if bot.archived {
@@ -197,16 +197,17 @@ pub fn add(
     let parsed: Spec = spec
         .parse()
         .map_err(|e: agents::SpecError| anyhow::anyhow!("{e}"))?;
-    let task = arena_run::task::lookup(&league.config.game)?;
-    task.check_agent(&parsed)?;
-    let (role, state) = if benchmark {
-        (Role::Benchmark, State::Active)
+    league.config.game.check_agent(&parsed)?;
+    let standing = if benchmark {
+        Standing::Benchmark
     } else {
-        (Role::Candidate, State::Running)
+        Standing::Candidate(Evaluation::Running)
     };
     // Registered first (the name is taken at once), as failed until its files are in
     // place: a run that reads the table meanwhile never plays a half-copied bot.
-    let id = league.store.add_bot(name, spec, role, State::Failed)?;
+    let id = league
+        .store
+        .add_bot(name, spec, Standing::Failed(standing.role()))?;
     let folder = league.dir.join(BOTS).join(id.to_string());
     let mut build_dir = folder.clone();
     let copied = match &parsed {
@@ -275,7 +276,7 @@ pub fn add(
             )));
         }
     }
-    league.store.set_role(id, role, state)?;
+    league.store.set_standing(id, standing)?;
     let test = match &plan {
         Some(plan) => Some(start_test(league, id, name, plan)?),
         None => None,
@@ -301,8 +302,7 @@ fn probe(league: &League, id: BotId, name: &str, spec: &str) -> Result<()> {
         id,
         name: n.to_owned(),
         spec: spec.to_owned(),
-        role: Role::Candidate,
-        state: State::Failed,
+        standing: Standing::Failed(Role::Candidate),
         archived: false,
         build_log: String::new(),
         seal: None,
@@ -488,18 +488,15 @@ fn run_build(
 /// verdict). Returns what it did.
 pub fn promote(league: &League, name: &str) -> Result<String> {
     let bot = league.store.bot(name)?;
-    if bot.state == State::Failed {
-        bail!("bot {name:?} failed; add a fixed version instead");
+    match bot.standing {
+        Standing::Candidate(_) => {}
+        Standing::Benchmark => bail!("bot {name:?} is a benchmark already"),
+        Standing::Failed(_) => bail!("bot {name:?} failed; add a fixed version instead"),
     }
-    if bot.role == Role::Benchmark {
-        bail!("bot {name:?} is a benchmark already");
-    }
-    league
-        .store
-        .set_role(bot.id, Role::Benchmark, State::Active)?;
+    league.store.set_standing(bot.id, Standing::Benchmark)?;
     Ok(format!(
         "promoted {name:?} (a {} candidate) to a benchmark: candidates are measured against it\n",
-        bot.state
+        bot.state()
     ))
 }
 
@@ -507,13 +504,18 @@ pub fn promote(league: &League, name: &str) -> Result<String> {
 /// it leaves the pool). Returns what it did, naming a benchmark as one.
 pub fn reject(league: &League, name: &str) -> Result<String> {
     let bot = league.store.bot(name)?;
+    // A failed bot stays failed: as a rejected candidate it would count as one that
+    // plays.
+    if let Standing::Failed(_) = bot.standing {
+        bail!("bot {name:?} failed: it never plays, so there is nothing to reject");
+    }
     let stopped = league
         .store
         .stop_tests(bot.id, None, "rejected by its author")?;
     league
         .store
-        .set_role(bot.id, Role::Candidate, State::Rejected)?;
-    Ok(if bot.role == Role::Benchmark {
+        .set_standing(bot.id, Standing::Candidate(Evaluation::Rejected))?;
+    Ok(if bot.standing == Standing::Benchmark {
         format!(
             "rejected benchmark {name:?}: it leaves the pool of benchmarks and plays no more (its games stay)\n"
         )

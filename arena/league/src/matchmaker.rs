@@ -18,7 +18,7 @@
 use std::collections::HashMap;
 
 use super::play::Job;
-use super::store::{Bot, BotId, PairStats, Role, State, Test};
+use super::store::{Bot, BotId, PairStats, Role, Test};
 use arena_stats::{PairInterval, Z_95};
 
 /// Game pairs a pair plays before its speed is known.
@@ -71,7 +71,7 @@ pub fn test_pairs(bots: &[Bot], tests: &[Test]) -> Vec<(BotId, BotId)> {
             Some(base) => out.push(key(t.subject, base)),
             None => out.extend(
                 bots.iter()
-                    .filter(|b| b.plays() && b.role == Role::Benchmark && b.id != t.subject)
+                    .filter(|b| b.plays() && b.role() == Role::Benchmark && b.id != t.subject)
                     .map(|b| key(t.subject, b.id)),
             ),
         }
@@ -125,14 +125,7 @@ pub fn next_jobs(
             }
         }
     } else if sizing.spare != Spare::Off {
-        let pool: Vec<&Bot> = bots
-            .iter()
-            .filter(|b| {
-                b.plays()
-                    && (b.role == Role::Benchmark
-                        || (b.role == Role::Candidate && b.state == State::Accepted))
-            })
-            .collect();
+        let pool: Vec<&Bot> = bots.iter().filter(|b| b.spares()).collect();
         let mut slots: Vec<((BotId, BotId), f64)> = Vec::new();
         for (i, x) in pool.iter().enumerate() {
             for y in &pool[i + 1..] {
@@ -200,6 +193,7 @@ pub fn next_jobs(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::store::{Standing, State};
     use arena_stats::{Pentanomial, Wdl};
 
     fn bot(id: BotId, role: Role, state: State) -> Bot {
@@ -207,8 +201,7 @@ mod tests {
             id,
             name: format!("b{id}"),
             spec: "random".into(),
-            role,
-            state,
+            standing: Standing::new(role, state).unwrap(),
             archived: false,
             build_log: String::new(),
             seal: None,

@@ -19,6 +19,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use axum::Router;
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Query, Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
 use axum::middleware::{self, Next};
@@ -32,7 +33,6 @@ use tokio::sync::{Semaphore, watch};
 use super::League;
 
 mod state;
-pub use state::Params;
 
 const PAGE: &str = include_str!("page.html");
 const SCRIPT: &str = include_str!("page.js");
@@ -253,21 +253,27 @@ fn own_host(shared: &Shared, req: &Request) -> bool {
         && (bare.parse::<std::net::IpAddr>().is_ok() || shared.names.iter().any(|n| n == name))
 }
 
+/// The token of a request's query string, whatever else it holds.
+#[derive(serde::Deserialize)]
+struct TokenQuery {
+    token: Option<String>,
+}
+
 /// Whether the request carries the token (`?token=` or `Authorization: Bearer`), when
 /// there is one.
 fn authorized(shared: &Shared, req: &Request) -> bool {
     let Some(token) = &shared.token else {
         return true;
     };
-    let query =
-        Query::<Params>::try_from_uri(req.uri()).map_or_else(|_| Params::default(), |q| q.0);
+    let query = Query::<TokenQuery>::try_from_uri(req.uri()).map_or_else(|_| None, |q| q.0.token);
     let bearer = req
         .headers()
         .get(header::AUTHORIZATION)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.trim().strip_prefix("Bearer "));
     query
-        .param("token")
+        .as_deref()
+        .filter(|t| !t.is_empty())
         .or(bearer)
         .is_some_and(|given| same(given.as_bytes(), token.as_bytes()))
 }
@@ -278,33 +284,43 @@ fn same(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-async fn api_state(State(shared): State<Shared>, Query(params): Query<Params>) -> Response {
-    api(&shared, params, state::state).await
+async fn api_state(
+    State(shared): State<Shared>,
+    query: Result<Query<state::StateQuery>, QueryRejection>,
+) -> Response {
+    api(&shared, query, state::state).await
 }
 
-async fn api_game(State(shared): State<Shared>, Query(params): Query<Params>) -> Response {
-    api(&shared, params, state::game).await
+async fn api_game(
+    State(shared): State<Shared>,
+    query: Result<Query<state::GameQuery>, QueryRejection>,
+) -> Response {
+    api(&shared, query, state::game).await
 }
 
 /// A JSON answer read from the database on a blocking thread (a read of the
 /// aggregates takes milliseconds, a replay longer: neither may hold up the runtime
-/// that serves the event streams). A failure is `400` with `{"error": ...}`.
-async fn api(
+/// that serves the event streams). A failure, or a query string that does not read as
+/// the endpoint's (the parameter named), is `400` with `{"error": ...}`.
+async fn api<Q: Send + 'static>(
     shared: &Shared,
-    params: Params,
-    read: fn(&Path, &Params) -> Result<Value>,
+    query: Result<Query<Q>, QueryRejection>,
+    read: fn(&Path, &Q) -> Result<Value>,
 ) -> Response {
     let dir = Arc::clone(&shared.dir);
-    let (status, body) = match tokio::task::spawn_blocking(move || read(&dir, &params)).await {
-        Ok(Ok(v)) => (StatusCode::OK, v),
-        Ok(Err(e)) => (
-            StatusCode::BAD_REQUEST,
-            json!({ "error": format!("{e:#}") }),
-        ),
-        Err(e) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            json!({ "error": format!("the read failed: {e}") }),
-        ),
+    let (status, body) = match query {
+        Err(e) => (StatusCode::BAD_REQUEST, json!({ "error": e.body_text() })),
+        Ok(Query(query)) => match tokio::task::spawn_blocking(move || read(&dir, &query)).await {
+            Ok(Ok(v)) => (StatusCode::OK, v),
+            Ok(Err(e)) => (
+                StatusCode::BAD_REQUEST,
+                json!({ "error": format!("{e:#}") }),
+            ),
+            Err(e) => (
+                StatusCode::INTERNAL_SERVER_ERROR,
+                json!({ "error": format!("the read failed: {e}") }),
+            ),
+        },
     };
     (
         status,

@@ -241,7 +241,7 @@ impl Runtimes {
     pub fn keep_playable(&mut self, bots: &[Bot]) {
         let playable = |id: BotId| {
             bots.iter()
-                .any(|b| b.id == id && b.plays() && b.state != super::store::State::Rejected)
+                .any(|b| b.id == id && b.plays() && b.state() != super::store::State::Rejected)
         };
         self.runtimes.retain(|&(a, b), rt| {
             let keep = playable(a) && playable(b);

@@ -25,7 +25,7 @@ use super::play::{
     Abandoned, Dropped, Finished, PairPlayer, Players, Runtimes, Timed, spawn_batch,
 };
 use super::store::{
-    Bot, BotId, PairStats, PlayedPair, Role, State, Store, Test, TestId, TestState, pair_totals,
+    Bot, BotId, PairStats, PlayedPair, State, Store, Test, TestId, TestState, pair_totals,
 };
 use super::verdict::{Decided, evaluate, judge, settle_blocked};
 
@@ -555,9 +555,9 @@ fn unwanted(
         };
         if b.archived {
             Some(format!("{:?} was archived", b.name))
-        } else if b.state == State::Failed {
+        } else if b.state() == State::Failed {
             Some(format!("{:?} failed", b.name))
-        } else if b.role == Role::Candidate && b.state == State::Rejected {
+        } else if b.state() == State::Rejected {
             Some(format!("{:?} was rejected", b.name))
         } else {
             None
@@ -609,13 +609,7 @@ fn decide(
 
 /// The bots spare play would pair: benchmarks and accepted candidates in play.
 fn playable(bots: &[Bot]) -> usize {
-    bots.iter()
-        .filter(|b| {
-            b.plays()
-                && (b.role == Role::Benchmark
-                    || (b.role == Role::Candidate && b.state == State::Accepted))
-        })
-        .count()
+    bots.iter().filter(|b| b.spares()).count()
 }
 
 /// Why nothing is played now.

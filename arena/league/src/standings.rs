@@ -230,8 +230,8 @@ pub fn standings(league: &League) -> Result<Standings> {
             Row {
                 rank: 0,
                 bot: bot.name.clone(),
-                role: bot.role,
-                state: bot.state,
+                role: bot.role(),
+                state: bot.state(),
                 games,
                 score: if games == 0 {
                     0.0
@@ -270,14 +270,14 @@ pub fn standings(league: &League) -> Result<Standings> {
         .filter(|b| !b.plays())
         .map(|b| Retired {
             bot: b.name.clone(),
-            state: b.state,
+            state: b.state(),
             archived: b.archived,
             log: arena_run::shown::escape_controls(&b.build_log).into_owned(),
             forfeits: forfeits.get(&b.id).cloned().unwrap_or_default(),
         })
         .collect();
     Ok(Standings {
-        game: league.config.game.clone(),
+        game: league.config.game.name().to_owned(),
         cases: league.config.cases.clone(),
         seed: league.config.seed,
         games: pairs.iter().map(|p| p.games.games()).sum(),

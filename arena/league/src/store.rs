@@ -259,26 +259,106 @@ impl FromStr for State {
     }
 }
 
+/// A candidate's evaluation, as its tests leave it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Evaluation {
+    Running,
+    Accepted,
+    Rejected,
+}
+
+/// What a bot is and where it stands, as one value: only a role and a state that mean
+/// something together can be written (a benchmark is never `accepted` or `running`, a
+/// candidate never `active`). The database keeps the two names; [`Standing::new`]
+/// refuses a pair that means nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Standing {
+    /// A benchmark in play.
+    Benchmark,
+    /// A candidate under evaluation, or judged.
+    Candidate(Evaluation),
+    /// Its copy, build or start failed: it never plays. The role is what it was added
+    /// as (what `show` and the database say).
+    Failed(Role),
+}
+
+/// A role and a state that mean nothing together, as a database row held them.
+#[derive(Debug, thiserror::Error)]
+#[error("a {role} cannot be {state}")]
+pub struct Nonsense {
+    role: Role,
+    state: State,
+}
+
+impl Standing {
+    /// The standing a role and a state name, when they mean something together.
+    pub fn new(role: Role, state: State) -> std::result::Result<Standing, Nonsense> {
+        Ok(match (role, state) {
+            (role, State::Failed) => Standing::Failed(role),
+            (Role::Benchmark, State::Active) => Standing::Benchmark,
+            (Role::Candidate, State::Running) => Standing::Candidate(Evaluation::Running),
+            (Role::Candidate, State::Accepted) => Standing::Candidate(Evaluation::Accepted),
+            (Role::Candidate, State::Rejected) => Standing::Candidate(Evaluation::Rejected),
+            (role, state) => return Err(Nonsense { role, state }),
+        })
+    }
+
+    pub fn role(self) -> Role {
+        match self {
+            Standing::Benchmark => Role::Benchmark,
+            Standing::Candidate(_) => Role::Candidate,
+            Standing::Failed(role) => role,
+        }
+    }
+
+    pub fn state(self) -> State {
+        match self {
+            Standing::Benchmark => State::Active,
+            Standing::Candidate(Evaluation::Running) => State::Running,
+            Standing::Candidate(Evaluation::Accepted) => State::Accepted,
+            Standing::Candidate(Evaluation::Rejected) => State::Rejected,
+            Standing::Failed(_) => State::Failed,
+        }
+    }
+}
+
 /// A bot as the database holds it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug)]
 pub struct Bot {
     pub id: BotId,
     pub name: String,
     pub spec: String,
-    pub role: Role,
-    pub state: State,
+    pub standing: Standing,
+    /// Put away by its author (`archive`), whatever its standing, which `archive
+    /// --undo` gives back unchanged.
     pub archived: bool,
     pub build_log: String,
     /// Its stored copy's files as `add` left them (`league::seal`); `None`: nothing to
     /// check (a built-in, or a bot added before copies were sealed).
-    #[serde(skip)]
     pub seal: Option<String>,
 }
 
 impl Bot {
+    pub fn role(&self) -> Role {
+        self.standing.role()
+    }
+
+    pub fn state(&self) -> State {
+        self.standing.state()
+    }
+
     /// Whether it plays at all (not archived, not failed).
     pub fn plays(&self) -> bool {
-        !self.archived && self.state != State::Failed
+        !self.archived && !matches!(self.standing, Standing::Failed(_))
+    }
+
+    /// Whether spare play pairs it: a benchmark or an accepted candidate, in play.
+    pub fn spares(&self) -> bool {
+        self.plays()
+            && matches!(
+                self.standing,
+                Standing::Benchmark | Standing::Candidate(Evaluation::Accepted)
+            )
     }
 }
 
@@ -481,12 +561,13 @@ impl Store {
         let mut out = Vec::new();
         for row in rows {
             let (id, name, spec, role, state, archived, build_log, seal) = row?;
+            let standing = Standing::new(role.parse()?, state.parse()?)
+                .with_context(|| format!("bot {name:?} in the database"))?;
             out.push(Bot {
                 id,
                 name,
                 spec,
-                role: role.parse()?,
-                state: state.parse()?,
+                standing,
                 archived: archived != 0,
                 build_log,
                 seal,
@@ -503,7 +584,7 @@ impl Store {
     }
 
     /// Adds a bot; returns its id. `spec` may be rewritten once its files are copied.
-    pub fn add_bot(&self, name: &str, spec: &str, role: Role, state: State) -> Result<BotId> {
+    pub fn add_bot(&self, name: &str, spec: &str, standing: Standing) -> Result<BotId> {
         let exists: Option<i64> = self
             .conn
             .query_row("SELECT id FROM bots WHERE name = ?1", [name], |r| r.get(0))
@@ -516,7 +597,13 @@ impl Store {
             .map_or(0, |d| d.as_secs() as i64);
         self.conn.execute(
             "INSERT INTO bots(name, spec, role, state, added_at) VALUES (?1, ?2, ?3, ?4, ?5)",
-            params![name, spec, role.to_string(), state.to_string(), now],
+            params![
+                name,
+                spec,
+                standing.role().to_string(),
+                standing.state().to_string(),
+                now
+            ],
         )?;
         Ok(self.conn.last_insert_rowid())
     }
@@ -548,10 +635,14 @@ impl Store {
         Ok(())
     }
 
-    pub fn set_role(&self, id: BotId, role: Role, state: State) -> Result<()> {
+    pub fn set_standing(&self, id: BotId, standing: Standing) -> Result<()> {
         self.conn.execute(
             "UPDATE bots SET role = ?2, state = ?3 WHERE id = ?1",
-            params![id, role.to_string(), state.to_string()],
+            params![
+                id,
+                standing.role().to_string(),
+                standing.state().to_string()
+            ],
         )?;
         Ok(())
     }
@@ -861,6 +952,51 @@ mod tests {
         assert_eq!(err, "unknown State \"retired\" in the database");
         let err = "judge".parse::<Role>().unwrap_err().to_string();
         assert_eq!(err, "unknown Role \"judge\" in the database");
+    }
+
+    #[test]
+    fn a_standing_is_a_role_and_a_state_that_mean_something_together() {
+        let mut meaningful = 0;
+        for role in Role::ALL {
+            for state in State::ALL {
+                match Standing::new(role, state) {
+                    Ok(standing) => {
+                        meaningful += 1;
+                        assert_eq!((standing.role(), standing.state()), (role, state));
+                    }
+                    Err(e) => assert_eq!(e.to_string(), format!("a {role} cannot be {state}")),
+                }
+            }
+        }
+        // Failed either way, an active benchmark, a running, accepted or rejected candidate.
+        assert_eq!(meaningful, 6);
+        for nonsense in [
+            (Role::Benchmark, State::Accepted),
+            (Role::Benchmark, State::Running),
+            (Role::Candidate, State::Active),
+        ] {
+            assert!(
+                Standing::new(nonsense.0, nonsense.1).is_err(),
+                "{nonsense:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_row_whose_role_and_state_mean_nothing_is_refused_by_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("league.db")).unwrap();
+        let id = store.add_bot("b1", "random", Standing::Benchmark).unwrap();
+        assert_eq!(store.bot("b1").unwrap().standing, Standing::Benchmark);
+        store
+            .conn
+            .execute("UPDATE bots SET state = 'accepted' WHERE id = ?1", [id])
+            .unwrap();
+        let err = format!("{:#}", store.bots().unwrap_err());
+        assert!(
+            err.contains("\"b1\"") && err.contains("a benchmark cannot be accepted"),
+            "{err}"
+        );
     }
 
     #[test]

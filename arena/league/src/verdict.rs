@@ -56,7 +56,7 @@ pub fn strongest_benchmark(
     let role: HashMap<BotId, &Bot> = bots.iter().map(|b| (b.id, b)).collect();
     let mut best: Option<(f64, BotId)> = None;
     for (i, &id) in table.ids.iter().enumerate() {
-        if role[&id].role != Role::Benchmark || Some(id) == except {
+        if role[&id].role() != Role::Benchmark || Some(id) == except {
             continue;
         }
         if best.is_none_or(|(e, _)| elo[i] > e + 1e-9) {
@@ -98,7 +98,7 @@ pub fn blocked(tests: &[Test], bots: &[Bot]) -> Vec<(TestId, BotId, String)> {
     let failed = |id: BotId| {
         by_id
             .get(&id)
-            .is_none_or(|b| b.state == super::store::State::Failed)
+            .is_none_or(|b| b.state() == super::store::State::Failed)
     };
     tests
         .iter()

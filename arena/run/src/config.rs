@@ -8,12 +8,12 @@ use serde::{Deserialize, Serialize};
 
 pub use crate::plan::Plan;
 pub use crate::setup::{Limits, PlanAgent, Setup, SprtConfig};
-use crate::task::Refusal;
+use crate::task::{Refusal, Task};
 
 /// The master seed when a config or `arena match` names none: fixed, so two runs of
 /// the same command are the same experiment.
-pub const DEFAULT_SEED: u64 = 1;
-pub const DEFAULT_GAMES_PER_CASE: u32 = 100;
+const DEFAULT_SEED: u64 = 1;
+const DEFAULT_GAMES_PER_CASE: u32 = 100;
 
 /// A master seed as written in a config or on the command line.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -30,7 +30,8 @@ impl SeedChoice {
         matches!(self, SeedChoice::Named(s) if s == "random")
     }
 
-    fn resolve(&self) -> Result<u64, ConfigError> {
+    /// The seed: the number, or 64 bits drawn from the operating system.
+    pub fn resolve(&self) -> Result<u64, ConfigError> {
         match self {
             SeedChoice::Fixed(n) => Ok(*n),
             SeedChoice::Named(s) if s == "random" => {
@@ -98,6 +99,19 @@ pub struct Config {
 pub enum Cases {
     Text(String),
     List(Vec<String>),
+}
+
+impl Cases {
+    /// The cases `cases` lists for `task`: its defaults when absent or `"all"`; a text
+    /// split on spaces. Not yet checked: the task does that.
+    pub fn listed(cases: Option<&Cases>, task: &dyn Task) -> Vec<String> {
+        match cases {
+            None => task.default_cases(),
+            Some(Cases::Text(t)) if t.trim() == "all" => task.default_cases(),
+            Some(Cases::Text(t)) => t.split_whitespace().map(str::to_owned).collect(),
+            Some(Cases::List(l)) => l.clone(),
+        }
+    }
 }
 
 /// An agent: a bare spec string, or a table naming it.
@@ -188,7 +202,7 @@ impl Config {
 
 /// The longest answer line a puzzle run accepts by default (a dust answer can run to a
 /// few hundred bytes; a game's move fits in the default 64).
-pub const PUZZLE_MAX_LINE: usize = 4096;
+const PUZZLE_MAX_LINE: usize = 4096;
 
 /// A puzzle run raises the default `max_line` to [`PUZZLE_MAX_LINE`] (a value set in the
 /// config stays, unless it is the games' default).
@@ -206,7 +220,6 @@ impl Plan {
     /// (rewritten canonically: `5, 4` becomes `5,4`).
     pub fn resolve(config: &Config) -> Result<Plan, ConfigError> {
         let task = crate::task::lookup(&config.game)?;
-        let default_cases = task.default_cases();
         let games_per_case = config.games_per_case.unwrap_or(DEFAULT_GAMES_PER_CASE);
         let solo = task.seats() == 1;
         if games_per_case == 0 || (!solo && games_per_case % 2 == 1) {
@@ -244,12 +257,7 @@ impl Plan {
             }
             agents.push(PlanAgent { name, spec });
         }
-        let cases = match &config.cases {
-            None => default_cases.to_vec(),
-            Some(Cases::Text(t)) if t.trim() == "all" => default_cases.to_vec(),
-            Some(Cases::Text(t)) => t.split_whitespace().map(str::to_owned).collect(),
-            Some(Cases::List(l)) => l.clone(),
-        };
+        let cases = Cases::listed(config.cases.as_ref(), task);
         if cases.is_empty() {
             return Err(ConfigError::Cases {
                 input: String::new(),
@@ -270,7 +278,7 @@ impl Plan {
             crate::stats::Sprt::new(s.elo0, s.elo1, s.alpha, s.beta)
                 .map_err(|e| ConfigError::Sprt(e.to_string()))?;
         }
-        let mut setup = Setup {
+        let setup = Setup {
             cases,
             games_per_case,
             seed: config
@@ -286,8 +294,13 @@ impl Plan {
             gauntlet,
             seats: task.seats(),
         };
-        // The one parse of the cases: the task keeps them parsed, and names them
-        // canonically for the setup.
+        Plan::prepare(task, setup)
+    }
+
+    /// A plan of `task` for `setup` (resolved, or built in code: a league's pair of
+    /// bots): the one parse of its cases, which the task keeps parsed and names
+    /// canonically for the setup.
+    pub fn prepare(task: &'static dyn Task, mut setup: Setup) -> Result<Plan, ConfigError> {
         let prepared = task
             .prepare(&setup)
             .map_err(|refusal| refused(refusal, &setup.cases))?;
@@ -398,7 +411,7 @@ fn resolve_gauntlet(names: &[String], agents: &[PlanAgent]) -> Result<Vec<usize>
 }
 
 /// FNV-1a, 64 bits (the published offset basis and prime).
-pub fn fnv1a64(bytes: &[u8]) -> u64 {
+fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
         (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
     })
@@ -406,7 +419,7 @@ pub fn fnv1a64(bytes: &[u8]) -> u64 {
 
 /// Limits with every `read_paths` entry made absolute and checked to exist: a bot's
 /// confinement must not depend on where a resumed run is started from.
-fn resolve_limits(mut limits: Limits) -> Result<Limits, ConfigError> {
+pub fn resolve_limits(mut limits: Limits) -> Result<Limits, ConfigError> {
     for path in &mut limits.read_paths {
         let absolute = std::env::current_dir()
             .map(|d| d.join(&*path))

@@ -360,7 +360,7 @@ fn init(a: InitArgs) -> Result<()> {
     emit(&format!(
         "league in {}: {}, {} case{}, seed {}\n",
         a.dir.display(),
-        config.game,
+        config.game.name(),
         config.cases.len(),
         if config.cases.len() == 1 { "" } else { "s" },
         config.seed

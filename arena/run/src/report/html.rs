@@ -15,6 +15,7 @@ use super::svg::{self, esc};
 use super::think::ThinkTally;
 use super::viewer::{self, Replayed};
 use crate::record::Termination;
+use crate::task::Board;
 
 /// The page of a games run. It replays the viewer's games (built-in agents only) when
 /// written, and names no paths, so the same run gives the same bytes wherever it was
@@ -25,6 +26,8 @@ pub struct HtmlReport;
 #[derive(Serialize)]
 struct PageData<'a> {
     game: &'a str,
+    /// What the viewer draws positions on (`null`: text only).
+    board: Option<Board>,
     columns: &'static [&'static str],
     /// `summary.csv`'s rows, in its order and columns.
     rows: Vec<&'a CellReport>,
@@ -70,6 +73,7 @@ impl Exporter<Report> for HtmlReport {
         let replays = viewer::replay(plan, &viewer::chosen(plan, report))?;
         let data = PageData {
             game: plan.task.name(),
+            board: plan.task.board(),
             columns: SUMMARY_COLUMNS,
             rows: report.rows().collect(),
             cases: &report.cases,
@@ -318,3 +322,22 @@ svg .whisker{stroke:#333;stroke-width:2}
 "#;
 
 const SCRIPT: &str = include_str!("report.js");
+
+#[cfg(test)]
+mod tests {
+    /// The viewer draws what the task names (`Task::board`), never a game by its name.
+    #[test]
+    fn the_script_names_no_game_and_has_a_drawer_for_every_board() {
+        for task in crate::task::REGISTRY {
+            let quoted = format!("\"{}\"", task.name());
+            assert!(!super::SCRIPT.contains(&quoted), "report.js names {quoted}");
+            if let Some(board) = task.board() {
+                let kind = serde_json::to_string(&board).unwrap();
+                assert!(
+                    super::SCRIPT.contains(&format!("{kind}: ")),
+                    "report.js has no drawer for {kind}"
+                );
+            }
+        }
+    }
+}

@@ -89,6 +89,9 @@
     }
   }
 
+  // The drawer of each board the task names (`Task::board`), by kind.
+  var DRAWERS = { "piece-grid": quartoBoard, "domino-line": dominoBoard };
+
   function quartoBoard(text) {
     var lines = text.split("\n");
     var rows = lines.slice(0, 4).map(function (l) { return l.trim().split(/\s+/); });
@@ -204,7 +207,8 @@
       caption.textContent = (k + 1) + "/" + current.frames.length + ": " + f[0];
       frame.textContent = f[1] + (k === current.frames.length - 1 ? "\n\n" + current.result : "");
       board.textContent = "";
-      var svg = data.game === "quarto" ? quartoBoard(f[1]) : data.game === "dominoes" ? dominoBoard(f[1]) : null;
+      var draw = DRAWERS[data.board];
+      var svg = draw ? draw(f[1]) : null;
       if (svg) board.appendChild(svg);
     }
 

@@ -13,7 +13,7 @@ use arena_core::rng::{Family, Purpose, StreamId};
 use arena_core::{Agent, AgentError, Game, Seat};
 
 use super::floor::Floored;
-use super::{BookOptions, Prepared, Refusal, Shown, ShownStep, SolveOptions, Solved, Task};
+use super::{Board, BookOptions, Prepared, Refusal, Shown, ShownStep, SolveOptions, Solved, Task};
 use crate::external::{ExternalRuntime, Wire};
 use crate::record::{Duel, Extras, JobKey, Outcome, Record, Score, Side, Termination, ThinkTimes};
 use crate::setup::{PlanAgent, Setup};
@@ -30,6 +30,8 @@ pub trait DuelGame: Send + Sync + 'static {
     const CASE_AXES: (&'static str, &'static str);
     /// Whether the players see less than the referee.
     const HIDES_INFORMATION: bool;
+    /// What the report's viewer draws its positions on.
+    const BOARD: Board;
 
     /// The cases a run uses when none are named (and what `all` means).
     fn default_cases() -> Vec<<Self::G as Game>::Case>;
@@ -138,6 +140,10 @@ impl<D: DuelGame> Task for DuelTask<D> {
 
     fn hides_information(&self) -> bool {
         D::HIDES_INFORMATION
+    }
+
+    fn board(&self) -> Option<Board> {
+        Some(D::BOARD)
     }
 
     fn check_agent(&self, spec: &Spec) -> Result<()> {

@@ -48,6 +48,12 @@ pub trait Task: Send + Sync {
     /// viewer, which shows everything, says so.
     fn hides_information(&self) -> bool;
 
+    /// What the report's viewer draws a position on, from [`ShownStep`]'s drawings;
+    /// `None`: the text alone.
+    fn board(&self) -> Option<Board> {
+        None
+    }
+
     /// Whether a built-in agent spec builds for this task (exec agents are checked when
     /// they start).
     fn check_agent(&self, spec: &Spec) -> Result<()>;
@@ -114,6 +120,17 @@ pub trait Prepared: Send + Sync {
     fn steps(&self, _job: &JobKey) -> Result<Shown> {
         anyhow::bail!("this task has no moves to show")
     }
+}
+
+/// A picture the report's script draws a position as: one drawer per kind, named by
+/// what it draws, so that no page compares a game's name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Board {
+    /// Sixteen cells holding pieces of four attributes, and the piece to place.
+    PieceGrid,
+    /// A line of domino tiles laid end to end, with the hands and the stock.
+    DominoLine,
 }
 
 /// A game played again for the report's viewer ([`Prepared::steps`]).

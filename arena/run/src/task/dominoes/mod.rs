@@ -10,7 +10,7 @@ use arena_core::rng::Family;
 use arena_core::{Agent, Game, Seat};
 
 use super::duel::{DuelGame, DuelTask};
-use super::{SolveOptions, Solved};
+use super::{Board, SolveOptions, Solved};
 use crate::record::{Extra, Extras};
 
 pub struct DominoesGame;
@@ -30,6 +30,7 @@ impl DuelGame for DominoesGame {
     const CASE_AXES: (&'static str, &'static str) = ("N", "H");
     // Each player sees its own hand; the other hand and the stock are hidden.
     const HIDES_INFORMATION: bool = true;
+    const BOARD: Board = Board::DominoLine;
     const ENDINGS: &'static [&'static str] = &[DOMINO, BLOCKED];
 
     fn default_cases() -> Vec<Case> {

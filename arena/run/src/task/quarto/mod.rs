@@ -14,7 +14,7 @@ use arena_core::rng::Family;
 use arena_core::{Agent, Game, Seat};
 
 use super::duel::{DuelGame, DuelTask};
-use super::{BookOptions, SolveOptions, Solved};
+use super::{Board, BookOptions, SolveOptions, Solved};
 use crate::record::{Extra, Extras};
 
 pub struct QuartoGame;
@@ -39,6 +39,7 @@ impl DuelGame for QuartoGame {
     const EXTRA_COLUMNS: &'static [&'static str] = &["start"];
     const CASE_AXES: (&'static str, &'static str) = ("variant", "opening plies");
     const HIDES_INFORMATION: bool = false;
+    const BOARD: Board = Board::PieceGrid;
     const ENDINGS: &'static [&'static str] = &[LINE, FULL];
 
     fn default_cases() -> Vec<Case> {
