@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::config::{AgentEntry, Cases, Config, NamedAgent, SeedChoice};
 use crate::plan::{Plan, SprtConfig};
+use crate::rundir::results::GameCells;
 use crate::setup::Limits;
 
 /// The league's config.
@@ -121,6 +122,11 @@ impl LeagueConfig {
             gauntlet: Vec::new(),
         };
         Ok(Plan::resolve(&config)?)
+    }
+
+    /// How the league stores its games: its task's own cells of a row.
+    pub fn game_cells(&self) -> Result<GameCells> {
+        Ok(GameCells::new(crate::task::lookup(&self.game)?))
     }
 }
 

@@ -13,10 +13,10 @@ use anyhow::{Context, Result, bail};
 
 use super::League;
 use super::store::{Bot, PairStats};
-use crate::engine::{Flow, Observer, Shard};
+use crate::engine::{Observer, Shard};
 use crate::report::Summarizer;
 use crate::rundir::RunDir;
-use crate::rundir::results::{Codec, Torn, append_checked, csv_cell, read_rows};
+use crate::rundir::results::{ResultsWriter, Tail, csv_cell};
 
 /// One exported run directory.
 pub struct Exported {
@@ -85,48 +85,34 @@ fn export_pair(
         games_per_case,
     )?;
     let run = RunDir::create(dir, &plan, Shard::WHOLE)?;
-    let codec = Codec::new(&plan);
-    let mut text = codec.header().into_bytes();
-    let mut chain = 0u32;
+    // The records go to the run's own writer and tally, as a run's do.
+    let mut games = ResultsWriter::append(&run.games_csv(), &plan, Tail::default())?;
+    let mut tally = Summarizer::new(&plan)?;
     let mut expected = 0u64;
-    let cells: Vec<String> = plan.cases.iter().map(|c| csv_cell(c)).collect();
-    let (name_a, name_b) = (csv_cell(&a.name), csv_cell(&b.name));
-    let mut line = String::new();
     league.store.pair_games(a.id, b.id, &mut |g| {
-        let index = 2 * g.g + u64::from(g.seat);
-        if index != expected {
+        let key = g.record.key;
+        if key.index != expected {
             bail!(
-                "bots {:?} and {:?}: game {expected} is missing from the league (found game {index})",
+                "bots {:?} and {:?}: game {expected} is missing from the league (found game {})",
                 a.name,
-                b.name
+                b.name,
+                key.index
+            );
+        }
+        if key.index >= plan.schedule.len() || plan.schedule.job(key.index) != key {
+            bail!(
+                "bots {:?} and {:?}: game {} is stored as {key:?}, not as its match plays it",
+                a.name,
+                b.name,
+                key.index
             );
         }
         expected += 1;
-        line.clear();
-        let _ = writeln!(
-            line,
-            "{index},{},{},{},{name_a},{name_b},{}",
-            cells[usize::from(g.case)],
-            g.deal,
-            g.first,
-            g.tail
-        );
-        chain = append_checked(&mut text, line.as_bytes(), chain);
+        games.record(&g.record)?;
+        tally.record(&g.record)?;
         Ok(())
     })?;
-    std::fs::write(run.games_csv(), &text)
-        .with_context(|| format!("writing {}", run.games_csv().display()))?;
-    let mut tally = Summarizer::new(&plan)?;
-    read_rows(
-        &run.games_csv(),
-        &plan,
-        Shard::WHOLE,
-        Torn::Refuse,
-        &mut |r| {
-            tally.record(&r)?;
-            Ok(Flow::Continue)
-        },
-    )?;
+    games.flush()?;
     let stopped_early = expected < 2 * pairs_per_case * cases;
     crate::tournament::write_summaries(&run, &tally, stopped_early, None)?;
     run.log(&format!(
