@@ -15,6 +15,8 @@ pub use writer::ResultsWriter;
 
 pub use crate::runfile::csv_cell;
 
+use std::ops::Range;
+
 use crate::engine::{RowEncoder, Schedule};
 use crate::plan::Plan;
 use crate::record::{Attempt, Duel, Extra, JobKey, Outcome, Record, Score, Side, Termination};
@@ -229,23 +231,12 @@ impl Codec {
             ));
         }
         let key = self.schedule.job(index);
-        let (outcome, termination, reason, plies) = if self.solo {
+        let ending = if self.solo {
             self.read_solo(&cell, &key)?
         } else {
             self.read_duel(&cell, &key)?
         };
-        Ok(Record {
-            key,
-            outcome,
-            termination,
-            reason,
-            plies,
-            extras: (self.columns().len()..width)
-                .map(|i| Extra::parse(cell(i)))
-                .collect(),
-            elapsed: None,
-            think: None,
-        })
+        Ok(record(key, ending, self.columns().len()..width, &cell))
     }
 
     fn read_solo(&self, cell: Cells<'_>, key: &JobKey) -> Result<Ending, String> {
@@ -355,18 +346,9 @@ impl GameCells {
             }
             .unwrap_or_default()
         };
-        let (outcome, termination, reason, plies) = self.read_ending(&cell)?;
+        let ending = self.read_ending(&cell)?;
         let extras = COMMON_COLUMNS.len()..COMMON_COLUMNS.len() + self.extra_columns.len();
-        Ok(Record {
-            key,
-            outcome,
-            termination,
-            reason,
-            plies,
-            extras: extras.map(|i| Extra::parse(cell(i))).collect(),
-            elapsed: None,
-            think: None,
-        })
+        Ok(record(key, ending, extras, &cell))
     }
 
     /// A two-seat row's outcome, from `first` on (`cell` by column).
@@ -414,6 +396,21 @@ type Cells<'r> = &'r dyn Fn(usize) -> &'r str;
 /// What a row says of its game besides the job and the extras: its outcome,
 /// termination, reason and plies.
 type Ending = (Outcome, Termination, String, u32);
+
+/// The record of the game `key` that a row says ended so, its extras in `extras`.
+fn record(key: JobKey, ending: Ending, extras: Range<usize>, cell: Cells<'_>) -> Record {
+    let (outcome, termination, reason, plies) = ending;
+    Record {
+        key,
+        outcome,
+        termination,
+        reason,
+        plies,
+        extras: extras.map(|i| Extra::parse(cell(i))).collect(),
+        elapsed: None,
+        think: None,
+    }
+}
 
 /// Appends a two-seat row from `score_a` to its extra columns, without a line break.
 fn write_outcome(record: &Record, d: &Duel, out: &mut Vec<u8>) {
