@@ -6,17 +6,18 @@
 //! three or more bots: a round robin's agents draw their seeds by matchup, and a league's
 //! pairs have played different numbers of games.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
 use super::League;
+use super::standings::Standings;
 use super::store::{Bot, PairStats};
 use crate::engine::{Observer, Shard};
 use crate::report::Summarizer;
+use crate::report::export::{Files, csv_table, write_files};
 use crate::rundir::RunDir;
-use crate::rundir::results::{ResultsWriter, Tail, csv_cell};
+use crate::rundir::results::{ResultsWriter, Tail};
 
 /// One exported run directory.
 pub struct Exported {
@@ -46,27 +47,44 @@ pub fn export(league: &League, out: &Path, pair: Option<(&str, &str)>) -> Result
         return Ok(done);
     }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let mut index = String::from("dir,agent_a,agent_b,games\n");
     for stats in pairs.iter().filter(|p| p.next_g > 0) {
         let (a, b) = (bot(stats.a)?, bot(stats.b)?);
-        let name = format!("{}-{}", a.id, b.id);
-        let e = export_pair(league, a, b, stats, &out.join(&name))?;
-        let _ = writeln!(
-            index,
-            "{name},{},{},{}",
-            csv_cell(&e.a),
-            csv_cell(&e.b),
-            e.games
-        );
-        done.push(e);
+        let dir = out.join(format!("{}-{}", a.id, b.id));
+        done.push(export_pair(league, a, b, stats, &dir)?);
     }
-    crate::rundir::write_atomic(&out.join("pairs.csv"), &index)?;
-    let standings = super::standings::standings(league)?;
-    crate::rundir::write_atomic(
-        &out.join("standings.csv"),
-        &super::standings::csv(&standings),
-    )?;
-    Ok(done)
+    let root = Root {
+        pairs: done,
+        standings: super::standings::standings(league)?,
+    };
+    write_files(&root_files(), &root, &(), out)?;
+    Ok(root.pairs)
+}
+
+/// What an export writes at its root, beside the pairs' run directories.
+struct Root {
+    pairs: Vec<Exported>,
+    standings: Standings,
+}
+
+/// The root's files: `pairs.csv`, the folders (what `arena verify` reads), and
+/// `standings.csv`.
+fn root_files() -> Files<Root> {
+    vec![
+        ("pairs.csv", Box::new(pairs_csv)),
+        (
+            "standings.csv",
+            Box::new(|r: &Root, _: &()| super::standings::csv(&r.standings, &())),
+        ),
+    ]
+}
+
+/// `pairs.csv`: each pair's folder, bots and games.
+fn pairs_csv(root: &Root, _: &()) -> Result<String> {
+    let rows = root.pairs.iter().map(|e| {
+        let dir = e.dir.file_name().map(|d| d.to_string_lossy());
+        (dir.unwrap_or_default(), e.a.as_str(), e.b.as_str(), e.games)
+    });
+    csv_table(&["dir", "agent_a", "agent_b", "games"], rows)
 }
 
 fn export_pair(
