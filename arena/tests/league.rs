@@ -688,10 +688,14 @@ fn a_version_4_verdict_becomes_a_test() {
         use arena_league::store::{MIGRATIONS, Migration};
         let mut conn = rusqlite::Connection::open(&db).unwrap();
         let tx = conn.transaction().unwrap();
+        let cells = arena_run::rundir::results::GameCells::new(
+            arena_run::task::lookup("dominoes").unwrap(),
+        );
         for step in &MIGRATIONS[1..4] {
             match step {
                 Migration::Sql(sql) => tx.execute_batch(sql).unwrap(),
                 Migration::Code(code) => code(&tx).unwrap(),
+                Migration::Games(code) => code(&tx, &cells).unwrap(),
             }
         }
         tx.execute_batch(
@@ -2765,4 +2769,51 @@ fn a_playing_bots_latest_stderr_is_shown() {
     ok(&["league", "archive", s(&dir), "v1b"]);
     let table = ok(&["league", "show", s(&dir)]);
     assert!(!table.contains("latest stderr"), "{table}");
+}
+
+/// A bot name and a forfeit's reason that a row must quote (commas, quotes) go through
+/// the league's store and export unchanged: the exported `games.csv` holds them quoted
+/// as a run writes them, `pairs.csv` names the bot quoted, and `arena verify` replays
+/// every game of the export to the very row.
+#[test]
+fn quoted_names_and_reasons_survive_the_store_and_the_export() {
+    if !common::have("python3") {
+        return;
+    }
+    let tmp = TempDir::new().unwrap();
+    let dir = tmp.path().join("lg");
+    let greedy = r#"greedy, "the" first"#;
+    league(&dir, "5,4", "3", &[(greedy, "greedy", true)]);
+    limits(&dir, &[("sandbox", "\"off\"")]);
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fault_bot.py");
+    let text = std::fs::read_to_string(fixture).unwrap().replacen(
+        r#"answer = "hello world""#,
+        r#"answer = 'hello, "world"'"#,
+        1,
+    );
+    assert!(text.contains("hello, "), "the fixture changed");
+    let bot = tmp.path().join("talker.py");
+    std::fs::write(&bot, text).unwrap();
+    let spec = format!("exec:python3 {} garbage", bot.display());
+    ok(&["league", "add", s(&dir), "talker", &spec, "--benchmark"]);
+    run(&dir, &["--games", "4", "--concurrency", "1"]);
+    let out = tmp.path().join("out");
+    ok(&["league", "export", s(&dir), s(&out)]);
+    let index = std::fs::read_to_string(out.join("pairs.csv")).unwrap();
+    assert_eq!(
+        index,
+        "dir,agent_a,agent_b,games\n1-2,\"greedy, \"\"the\"\" first\",talker,4\n"
+    );
+    let games = std::fs::read_to_string(out.join("1-2/games.csv")).unwrap();
+    assert_eq!(rows(&games).len(), 4, "{games}");
+    for row in rows(&games) {
+        assert!(row.contains(r#","greedy, ""the"" first",talker,"#), "{row}");
+        assert!(row.contains(r#",malformed,b,"#), "{row}");
+        assert!(
+            row.contains(r#"move ""hello, \""world\"""": expected"#),
+            "{row}"
+        );
+    }
+    let v = ok(&["verify", s(&out)]);
+    assert!(v.contains("0 mismatches"), "{v}");
 }

@@ -11,6 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use arena_run::config::{Cases, SeedChoice, resolve_limits};
 use arena_run::plan::{Plan, PlanAgent, Setup, SprtConfig};
+use arena_run::rundir::results::GameCells;
 use arena_run::setup::Limits;
 use arena_run::task::{self, Task};
 
@@ -169,6 +170,11 @@ impl LeagueConfig {
         // Left out only where the text still reads back as this very config.
         let same = toml::from_str::<LeagueConfig>(&lean).is_ok_and(|c| c == *self);
         Ok(if same { lean } else { full })
+    }
+
+    /// How the league stores its games: its task's own cells of a row.
+    pub fn game_cells(&self) -> GameCells {
+        GameCells::new(self.game.0)
     }
 
     /// The two-agent match a pair of bots plays: `names[0]` is agent A (the lower bot

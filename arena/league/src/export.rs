@@ -6,17 +6,18 @@
 //! three or more bots: a round robin's agents draw their seeds by matchup, and a league's
 //! pairs have played different numbers of games.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
 
 use super::League;
+use super::standings::Standings;
 use super::store::{Bot, PairStats};
-use arena_run::engine::{Flow, Observer, Shard};
+use arena_run::engine::{Observer, Shard};
 use arena_run::report::Summarizer;
+use arena_run::report::export::{Files, csv_table, write_files};
 use arena_run::rundir::RunDir;
-use arena_run::rundir::results::{Codec, Torn, append_checked, csv_cell, read_rows};
+use arena_run::rundir::results::{ResultsWriter, Tail};
 
 /// One exported run directory.
 pub struct Exported {
@@ -46,27 +47,44 @@ pub fn export(league: &League, out: &Path, pair: Option<(&str, &str)>) -> Result
         return Ok(done);
     }
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let mut index = String::from("dir,agent_a,agent_b,games\n");
     for stats in pairs.iter().filter(|p| p.next_g > 0) {
         let (a, b) = (bot(stats.a)?, bot(stats.b)?);
-        let name = format!("{}-{}", a.id, b.id);
-        let e = export_pair(league, a, b, stats, &out.join(&name))?;
-        let _ = writeln!(
-            index,
-            "{name},{},{},{}",
-            csv_cell(&e.a),
-            csv_cell(&e.b),
-            e.games
-        );
-        done.push(e);
+        let dir = out.join(format!("{}-{}", a.id, b.id));
+        done.push(export_pair(league, a, b, stats, &dir)?);
     }
-    arena_run::rundir::write_atomic(&out.join("pairs.csv"), &index)?;
-    let standings = super::standings::standings(league)?;
-    arena_run::rundir::write_atomic(
-        &out.join("standings.csv"),
-        &super::standings::csv(&standings),
-    )?;
-    Ok(done)
+    let root = Root {
+        pairs: done,
+        standings: super::standings::standings(league)?,
+    };
+    write_files(&root_files(), &root, &(), out)?;
+    Ok(root.pairs)
+}
+
+/// What an export writes at its root, beside the pairs' run directories.
+struct Root {
+    pairs: Vec<Exported>,
+    standings: Standings,
+}
+
+/// The root's files: `pairs.csv`, the folders (what `arena verify` reads), and
+/// `standings.csv`.
+fn root_files() -> Files<Root> {
+    vec![
+        ("pairs.csv", Box::new(pairs_csv)),
+        (
+            "standings.csv",
+            Box::new(|r: &Root, _: &()| super::standings::csv(&r.standings, &())),
+        ),
+    ]
+}
+
+/// `pairs.csv`: each pair's folder, bots and games.
+fn pairs_csv(root: &Root, _: &()) -> Result<String> {
+    let rows = root.pairs.iter().map(|e| {
+        let dir = e.dir.file_name().map(|d| d.to_string_lossy());
+        (dir.unwrap_or_default(), e.a.as_str(), e.b.as_str(), e.games)
+    });
+    csv_table(&["dir", "agent_a", "agent_b", "games"], rows)
 }
 
 fn export_pair(
@@ -85,48 +103,34 @@ fn export_pair(
         games_per_case,
     )?;
     let run = RunDir::create(dir, &plan, Shard::WHOLE)?;
-    let codec = Codec::new(&plan);
-    let mut text = codec.header().into_bytes();
-    let mut chain = 0u32;
+    // The records go to the run's own writer and tally, as a run's do.
+    let mut games = ResultsWriter::append(&run.games_csv(), &plan, Tail::default())?;
+    let mut tally = Summarizer::new(&plan)?;
     let mut expected = 0u64;
-    let cells: Vec<String> = plan.cases.iter().map(|c| csv_cell(c)).collect();
-    let (name_a, name_b) = (csv_cell(&a.name), csv_cell(&b.name));
-    let mut line = String::new();
     league.store.pair_games(a.id, b.id, &mut |g| {
-        let index = 2 * g.g + u64::from(g.seat);
-        if index != expected {
+        let key = g.record.key;
+        if key.index != expected {
             bail!(
-                "bots {:?} and {:?}: game {expected} is missing from the league (found game {index})",
+                "bots {:?} and {:?}: game {expected} is missing from the league (found game {})",
                 a.name,
-                b.name
+                b.name,
+                key.index
+            );
+        }
+        if key.index >= plan.schedule.len() || plan.schedule.job(key.index) != key {
+            bail!(
+                "bots {:?} and {:?}: game {} is stored as {key:?}, not as its match plays it",
+                a.name,
+                b.name,
+                key.index
             );
         }
         expected += 1;
-        line.clear();
-        let _ = writeln!(
-            line,
-            "{index},{},{},{},{name_a},{name_b},{}",
-            cells[usize::from(g.case)],
-            g.deal,
-            g.first,
-            g.tail
-        );
-        chain = append_checked(&mut text, line.as_bytes(), chain);
+        games.record(&g.record)?;
+        tally.record(&g.record)?;
         Ok(())
     })?;
-    std::fs::write(run.games_csv(), &text)
-        .with_context(|| format!("writing {}", run.games_csv().display()))?;
-    let mut tally = Summarizer::new(&plan)?;
-    read_rows(
-        &run.games_csv(),
-        &plan,
-        Shard::WHOLE,
-        Torn::Refuse,
-        &mut |r| {
-            tally.record(&r)?;
-            Ok(Flow::Continue)
-        },
-    )?;
+    games.flush()?;
     let stopped_early = expected < 2 * pairs_per_case * cases;
     arena_run::tournament::write_summaries(&run, &tally, stopped_early, None)?;
     run.log(&format!(

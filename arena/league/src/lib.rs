@@ -33,6 +33,8 @@ use anyhow::{Context, Result};
 pub use config::LeagueConfig;
 pub use store::Store;
 
+use arena_run::rundir::results::GameCells;
+
 /// The league's files.
 pub const CONFIG: &str = "league.toml";
 pub const DATABASE: &str = "league.db";
@@ -57,7 +59,7 @@ impl League {
         Self::open_with(dir, Store::open_read)
     }
 
-    fn open_with(dir: &Path, store: fn(&Path) -> Result<Store>) -> Result<League> {
+    fn open_with(dir: &Path, store: fn(&Path, GameCells) -> Result<Store>) -> Result<League> {
         let path = dir.join(CONFIG);
         let text = std::fs::read_to_string(&path).with_context(|| {
             format!(
@@ -67,7 +69,7 @@ impl League {
         })?;
         let config =
             LeagueConfig::parse(&text).with_context(|| format!("in {}", path.display()))?;
-        let store = store(&dir.join(DATABASE))?;
+        let store = store(&dir.join(DATABASE), config.game_cells())?;
         Ok(League {
             dir: dir.to_owned(),
             config,

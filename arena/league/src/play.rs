@@ -11,11 +11,10 @@ use anyhow::{Context, Result, bail};
 use rayon::prelude::*;
 
 use super::config::{ENDLESS_GAMES_PER_CASE, LeagueConfig};
-use super::store::{Bot, BotId, GameRow, PlayedPair};
+use super::store::{Bot, BotId, PlayedPair, game_key};
 use arena_run::external::{ExecAgent, ExternalRuntime};
 use arena_run::plan::Plan;
 use arena_run::record::{JobKey, Outcome};
-use arena_run::rundir::results::{Codec, csv_cell};
 use arena_run::task::Prepared;
 
 /// One game pair to play: global pair `g` of bots `a < b`.
@@ -26,15 +25,10 @@ pub struct Job {
     pub g: u64,
 }
 
-/// A pair of bots, ready to play: its match's plan, prepared, and the row codec.
+/// A pair of bots, ready to play: its match's plan, prepared.
 pub struct PairPlayer {
     pub plan: Plan,
     prepared: Arc<dyn Prepared>,
-    codec: Codec,
-    /// Each case as a `games.csv` cell.
-    case_cells: Vec<String>,
-    /// `,agent_a,agent_b,` as the row writes them.
-    names: String,
     exec: bool,
 }
 
@@ -46,13 +40,6 @@ impl PairPlayer {
             ENDLESS_GAMES_PER_CASE,
         )?;
         let prepared = plan.prepared.clone();
-        let codec = Codec::new(&plan);
-        let case_cells = plan.cases.iter().map(|c| csv_cell(c)).collect();
-        let names = format!(
-            ",{},{},",
-            csv_cell(&plan.agents[0].name),
-            csv_cell(&plan.agents[1].name)
-        );
         let exec = plan
             .agents
             .iter()
@@ -60,23 +47,13 @@ impl PairPlayer {
         Ok(PairPlayer {
             plan,
             prepared,
-            codec,
-            case_cells,
-            names,
             exec,
         })
     }
 
     /// The job of game `seat` (0 or 1) of global pair `g`.
     pub fn key(&self, g: u64, seat: u8) -> JobKey {
-        let cases = self.plan.cases.len() as u64;
-        JobKey {
-            index: 2 * g + u64::from(seat),
-            matchup: 0,
-            case: (g % cases) as u16,
-            pair: (g / cases) as u32,
-            game: seat,
-        }
+        game_key(g, seat, self.plan.cases.len() as u64)
     }
 
     /// Plays global pair `g`, counting each game in `finished` as it ends (the run's
@@ -87,29 +64,20 @@ impl PairPlayer {
         external: Option<&Arc<ExternalRuntime>>,
         finished: &Finished,
     ) -> Result<PlayedPair> {
-        let mut rows = Vec::with_capacity(2);
-        let mut line = Vec::with_capacity(160);
+        let mut games = Vec::with_capacity(2);
         for seat in 0..2u8 {
-            let key = self.key(job.g, seat);
-            let record = self.prepared.play(&key, external, false)?;
+            let record = self
+                .prepared
+                .play(&self.key(job.g, seat), external, false)?;
             finished.add();
-            let Outcome::Duel(duel) = record.outcome else {
+            if !matches!(record.outcome, Outcome::Duel(_)) {
                 bail!("a league plays two-seat games");
-            };
-            line.clear();
-            self.codec.write(&record, &mut line);
-            let tail = self.tail(&key, duel.first, &line)?;
-            rows.push(GameRow {
-                score_a: duel.score_a,
-                termination: record.termination,
-                forfeit: duel.forfeit,
-                first: duel.first,
-                tail,
-            });
+            }
+            games.push(record);
         }
         let key = self.key(job.g, 0);
-        let second = rows.pop().context("two games")?;
-        let first = rows.pop().context("two games")?;
+        let second = games.pop().context("two games")?;
+        let first = games.pop().context("two games")?;
         Ok(PlayedPair {
             a: job.a,
             b: job.b,
@@ -140,37 +108,6 @@ impl PairPlayer {
         let (text, _) = self.prepared.replay(&self.key(g, seat), None)?;
         Ok(Some(text))
     }
-
-    /// The row from `score_a` on: what follows `game,case,pair,first,agent_a,agent_b,`.
-    /// The head is checked piece by piece, not formatted and compared: a string built
-    /// per game cost as much as a cheap game's moves.
-    fn tail(&self, key: &JobKey, first: arena_run::record::Side, line: &[u8]) -> Result<String> {
-        let text = std::str::from_utf8(line).context("a row that is not UTF-8")?;
-        let tail = number(text, key.index)
-            .and_then(|t| t.strip_prefix(','))
-            .and_then(|t| t.strip_prefix(self.case_cells[usize::from(key.case)].as_str()))
-            .and_then(|t| t.strip_prefix(','))
-            .and_then(|t| number(t, u64::from(key.pair)))
-            .and_then(|t| t.strip_prefix(','))
-            .and_then(|t| t.strip_prefix(first.as_str()))
-            .and_then(|t| t.strip_prefix(self.names.as_str()));
-        let Some(tail) = tail else {
-            bail!(
-                "the games.csv row {text:?} does not start as the league expects (game {}, bots{})",
-                key.index,
-                self.names
-            );
-        };
-        Ok(tail.trim_end_matches('\n').to_owned())
-    }
-}
-
-/// `text` after its leading decimal `n`, if it starts with it.
-fn number(text: &str, n: u64) -> Option<&str> {
-    let end = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    (text[..end].parse::<u64>().ok()? == n).then(|| &text[end..])
 }
 
 /// Builds the pairs' players once and keeps them (a bot's spec never changes).

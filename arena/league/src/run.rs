@@ -116,7 +116,7 @@ pub fn run(dir: &Path, options: &Options) -> Result<Ran> {
         .into_iter()
         .map(|p| ((p.a, p.b), p))
         .collect();
-    let (to_writer, writer) = spawn_writer(&dir.join(super::DATABASE), sprt, options.quiet)?;
+    let (to_writer, writer) = spawn_writer(&league, options.quiet)?;
     loop {
         if arena_run::engine::stop::requested() {
             stopped = true;
@@ -395,7 +395,7 @@ fn fail_unstartable(
     // The map holds only the streaks under way, so a batch with no start-up failure and
     // none under way (every batch of built-in bots) costs one pass of comparisons: the
     // game threads wait while this loop runs.
-    let startup = |g: &super::store::GameRow| g.termination == Termination::Startup;
+    let startup = |g: &arena_run::record::Record| g.termination == Termination::Startup;
     if streaks.is_empty() && !played.iter().any(|p| p.games.iter().any(startup)) {
         return Ok(());
     }
@@ -404,7 +404,7 @@ fn fail_unstartable(
             for (side, id, seat) in [(Side::A, p.a, 0), (Side::B, p.b, 1)] {
                 if !startup(game) {
                     streaks.remove(&(id, p.case));
-                } else if game.forfeit == Some(side) {
+                } else if game.forfeiter() == Some(side) {
                     let streak = streaks.entry((id, p.case)).or_default();
                     *streak += 1;
                     if *streak == limit {
@@ -667,13 +667,14 @@ type Writer = (
     std::thread::JoinHandle<Result<()>>,
 );
 
-fn spawn_writer(db: &Path, sprt: arena_run::plan::SprtConfig, quiet: bool) -> Result<Writer> {
+fn spawn_writer(league: &League, quiet: bool) -> Result<Writer> {
     let (to_writer, batches) = std::sync::mpsc::sync_channel::<Vec<PlayedPair>>(1);
-    let db = db.to_owned();
+    let db = league.dir.join(super::DATABASE);
+    let (sprt, cells) = (league.config.sprt, league.config.game_cells());
     let writer = std::thread::Builder::new()
         .name("league-writer".into())
         .spawn(move || -> Result<()> {
-            let mut store = Store::open(&db)?;
+            let mut store = Store::open(&db, cells)?;
             // Verdicts due from games committed before a restart.
             report_verdicts(&evaluate(&store, &sprt)?, quiet);
             let mut cadence = history::Cadence::default();

@@ -12,7 +12,8 @@ use serde::Serialize;
 use super::League;
 use super::store::{Bot, BotId, PairStats, PathPoint, Role, State, Test, TestId, TestState};
 use super::verdict::{Table, base_name, pentanomial, strongest_benchmark};
-use arena_run::rundir::results::csv_cell;
+use arena_run::report::Exporter;
+use arena_run::report::export::csv_table;
 use arena_stats::bradley_terry::{self, Encounter};
 use arena_stats::{EloEstimate, Z_95};
 
@@ -363,8 +364,16 @@ fn signed(x: f64) -> String {
     format!("{x:+.1}")
 }
 
-/// The console table.
-pub fn table(s: &Standings) -> String {
+/// `show`'s console table.
+pub struct StandingsTable;
+
+impl Exporter<Standings> for StandingsTable {
+    fn export(&self, s: &Standings, _: &()) -> Result<String> {
+        Ok(table(s))
+    }
+}
+
+fn table(s: &Standings) -> String {
     let mut out = String::new();
     let _ = writeln!(
         out,
@@ -474,34 +483,66 @@ pub fn table(s: &Standings) -> String {
     out
 }
 
-/// One row per bot of the standings: the `--format csv` output.
-pub fn csv(s: &Standings) -> String {
-    let mut out = String::from(
-        "rank,bot,role,state,games,score,elo,elo_low,elo_high,llr,verdict_pairs,against\n",
-    );
-    for r in &s.rows {
+/// The columns of [`csv`].
+const CSV_HEADER: [&str; 12] = [
+    "rank",
+    "bot",
+    "role",
+    "state",
+    "games",
+    "score",
+    "elo",
+    "elo_low",
+    "elo_high",
+    "llr",
+    "verdict_pairs",
+    "against",
+];
+
+/// A row of [`csv`]: a bot, its numbers as the table rounds them, and its latest test.
+#[derive(Serialize)]
+struct CsvRow<'a> {
+    rank: usize,
+    bot: &'a str,
+    role: String,
+    state: String,
+    games: u64,
+    score: String,
+    elo: String,
+    elo_low: String,
+    elo_high: String,
+    llr: Option<String>,
+    verdict_pairs: Option<u64>,
+    against: Option<&'a str>,
+}
+
+/// One row per bot of the standings: `show --format csv`, and an export's
+/// `standings.csv`.
+pub fn csv(s: &Standings, _: &()) -> Result<String> {
+    let rows = s.rows.iter().map(|r| {
         // The bot's latest test.
         let c = s.tests.iter().rev().find(|t| t.bot == r.bot);
-        let _ = writeln!(
-            out,
-            "{},{},{},{},{},{:.2},{:.2},{:.2},{:.2},{},{},{}",
-            r.rank,
-            csv_cell(&r.bot),
-            r.role,
-            r.state,
-            r.games,
-            r.score,
-            r.elo,
-            r.elo_low,
-            r.elo_high,
-            c.and_then(|c| c.llr)
-                .map_or(String::new(), |l| format!("{l:.4}")),
-            c.map_or(String::new(), |c| c.pairs.to_string()),
-            c.and_then(|c| c.against.as_deref())
-                .map_or(String::new(), csv_cell),
-        );
-    }
-    out
+        CsvRow {
+            rank: r.rank,
+            bot: &r.bot,
+            role: r.role.to_string(),
+            state: r.state.to_string(),
+            games: r.games,
+            score: format!("{:.2}", r.score),
+            elo: format!("{:.2}", r.elo),
+            elo_low: format!("{:.2}", r.elo_low),
+            elo_high: format!("{:.2}", r.elo_high),
+            llr: c.and_then(|c| c.llr).map(|l| format!("{l:.4}")),
+            verdict_pairs: c.map(|c| c.pairs),
+            against: c.and_then(|c| c.against.as_deref()),
+        }
+    });
+    csv_table(&CSV_HEADER, rows)
+}
+
+/// `show --format json`.
+pub fn json(s: &Standings, _: &()) -> Result<String> {
+    arena_run::report::export::json(s)
 }
 
 /// Seconds in words: `45 s`, `12 min`, `3.5 h`.

@@ -18,7 +18,8 @@ use anyhow::{Context, Result, bail};
 use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
-use arena_run::record::{Score, Side, Termination};
+use arena_run::record::{JobKey, Record};
+use arena_run::rundir::results::GameCells;
 
 mod chunk;
 mod history;
@@ -32,10 +33,12 @@ pub use tests_table::{PathPoint, Test, TestId, TestState, TestUpdate, now};
 /// lower id of a pair is its agent A.
 pub type BotId = i64;
 
-/// One step of the schema: SQL, or code where rows must be rewritten.
+/// One step of the schema: SQL, or code where rows must be rewritten (`Games`: code
+/// that reads stored games, with the codec of the league's task).
 pub enum Migration {
     Sql(&'static str),
     Code(fn(&rusqlite::Transaction<'_>) -> Result<()>),
+    Games(fn(&rusqlite::Transaction<'_>, &GameCells) -> Result<()>),
 }
 
 /// The schema, one migration per version: version `k` is `MIGRATIONS[..k]` applied in
@@ -91,13 +94,13 @@ pub const MIGRATIONS: &[Migration] = &[
     ),
     // 2: the games of a pair of bots stored by chunk (one row per pair per batch), not
     // by game: a row per game cost the writer more than playing the game.
-    Migration::Code(chunk::games_into_chunks),
+    Migration::Games(chunk::games_into_chunks),
     // 3: each bot's stored copy sealed at `add` (`league::seal`): NULL for a bot added
     // before, whose copy is not checked (nothing recorded what it was).
     Migration::Sql("ALTER TABLE bots ADD COLUMN seal TEXT;"),
     // 4: each bot's forfeits by kind (timeout, crash, startup, ...), kept with every
     // batch as the other aggregates are, filled from the stored games.
-    Migration::Code(forfeits_from_games),
+    Migration::Games(forfeits_from_games),
     // 5: the candidates' tests, each against a base of its own (a named bot or the
     // strongest benchmark) with its own bounds; a candidate's verdict moves from its
     // bot row to a test (`store/tests_table.rs`).
@@ -108,7 +111,7 @@ pub const MIGRATIONS: &[Migration] = &[
 ];
 
 /// Migration 4: the `forfeits` aggregate, counted from every stored game.
-fn forfeits_from_games(tx: &rusqlite::Transaction<'_>) -> Result<()> {
+fn forfeits_from_games(tx: &rusqlite::Transaction<'_>, cells: &GameCells) -> Result<()> {
     tx.execute_batch(
         "CREATE TABLE forfeits(
             bot INTEGER NOT NULL, kind TEXT NOT NULL, n INTEGER NOT NULL,
@@ -121,19 +124,25 @@ fn forfeits_from_games(tx: &rusqlite::Transaction<'_>) -> Result<()> {
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let c = chunk::Chunk::of(r)?;
-            c.each(|i, text| {
-                let game = c.game(i, text)?;
-                let bot = match game.forfeit.as_str() {
-                    "a" => c.a,
-                    "b" => c.b,
-                    _ => return Ok(()),
-                };
-                *counts.entry((bot, game.termination)).or_default() += 1;
+            c.each(|i, stored| {
+                let game = c.game(i, stored, cells)?;
+                if let Some(bot) = forfeiter(game.a, game.b, &game.record) {
+                    let kind = game.record.termination.as_str().to_owned();
+                    *counts.entry((bot, kind)).or_default() += 1;
+                }
                 Ok(())
             })?;
         }
     }
     add_forfeits(tx, &counts)
+}
+
+/// The bot that forfeited `game` of bots `a` and `b`, if one did.
+fn forfeiter(a: BotId, b: BotId, game: &Record) -> Option<BotId> {
+    Some(match game.forfeiter()? {
+        arena_run::record::Side::A => a,
+        arena_run::record::Side::B => b,
+    })
 }
 
 fn add_forfeits(
@@ -373,18 +382,6 @@ pub struct PairStats {
     pub pairs: Pentanomial,
 }
 
-/// One game as it is stored: the outcome for the aggregates, the row for the export.
-#[derive(Clone, Debug, PartialEq)]
-pub struct GameRow {
-    pub score_a: Score,
-    pub termination: Termination,
-    pub forfeit: Option<Side>,
-    pub first: Side,
-    /// The `games.csv` row from `score_a` on, without its check: the part that does not
-    /// name the bots (a rename changes no stored game).
-    pub tail: String,
-}
-
 /// Both games of one global pair `g` of bots `a < b`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlayedPair {
@@ -396,25 +393,32 @@ pub struct PlayedPair {
     /// The league's number of cases (`g = deal * cases + case`): stored with the games,
     /// which keep only `g`.
     pub cases: u16,
-    pub games: [GameRow; 2],
+    /// Seat 0's game, then seat 1's: the records of games `2g` and `2g + 1` of the
+    /// pair's match (stored as their own cells, `store/chunk.rs`).
+    pub games: [Record; 2],
 }
 
-/// A stored game, for the page's list and the export.
-#[derive(Clone, Debug, Serialize)]
+/// A stored game, for the page's list and the export: game `record.key.index` of the
+/// match of bots `a < b` (global pair `index / 2`, seat `key.game`).
+#[derive(Clone, Debug, PartialEq)]
 pub struct StoredGame {
+    /// Its number in the order of commit, from 1.
     pub seq: i64,
     pub a: BotId,
     pub b: BotId,
-    pub g: u64,
-    pub seat: u8,
-    pub case: u16,
-    pub deal: u32,
-    pub score_a: f64,
-    pub termination: String,
-    pub forfeit: String,
-    pub first: String,
-    #[serde(skip)]
-    pub tail: String,
+    pub record: Record,
+}
+
+/// The job of game `seat` (0 or 1) of global pair `g` of a league of `cases` cases:
+/// game `2g + seat` of its pair's match, deal `g / cases` of case `g % cases`.
+pub fn game_key(g: u64, seat: u8, cases: u64) -> JobKey {
+    JobKey {
+        index: 2 * g + u64::from(seat),
+        matchup: 0,
+        case: (g % cases) as u16,
+        pair: (g / cases) as u32,
+        game: seat,
+    }
 }
 
 /// One aggregate cell: bots `a < b`, case, seat order, and the counts of `a`.
@@ -439,11 +443,11 @@ pub fn pair_totals(played: &[PlayedPair]) -> Result<BTreeMap<(BotId, BotId), Pai
         });
         stats.next_g = stats.next_g.max(p.g + 1);
         for game in &p.games {
-            stats.games.push_game_score(game.score_a.as_f64())?;
+            stats.games.push_game_score(game.points_a())?;
         }
         stats
             .pairs
-            .push_pair(p.games[0].score_a.as_f64(), p.games[1].score_a.as_f64())?;
+            .push_pair(p.games[0].points_a(), p.games[1].points_a())?;
     }
     Ok(pairs)
 }
@@ -460,11 +464,14 @@ impl PairStats {
 /// The database, open.
 pub struct Store {
     conn: Connection,
+    /// How a game is stored: the league task's row codec.
+    cells: GameCells,
 }
 
 impl Store {
-    /// Opens (creating if need be) and migrates the database at `path`.
-    pub fn open(path: &Path) -> Result<Store> {
+    /// Opens (creating if need be) and migrates the database at `path`, whose games are
+    /// stored as `cells`.
+    pub fn open(path: &Path, cells: GameCells) -> Result<Store> {
         let conn = Connection::open(path).with_context(|| format!("opening {}", path.display()))?;
         conn.busy_timeout(Duration::from_secs(30))?;
         let mode: String = conn.query_row("PRAGMA journal_mode=WAL", [], |r| r.get(0))?;
@@ -474,7 +481,7 @@ impl Store {
         // WAL with NORMAL: a committed transaction survives the process being killed
         // (kill -9); only a power cut may lose the last ones (never corrupt the file).
         conn.execute_batch("PRAGMA synchronous=NORMAL; PRAGMA foreign_keys=ON;")?;
-        let mut store = Store { conn };
+        let mut store = Store { conn, cells };
         store
             .migrate()
             .with_context(|| format!("migrating {}", path.display()))?;
@@ -483,7 +490,7 @@ impl Store {
 
     /// Opens the database for reading only (the page, `show`, `export`): never migrates,
     /// so a reader never waits on the writer; refuses a schema it does not know.
-    pub fn open_read(path: &Path) -> Result<Store> {
+    pub fn open_read(path: &Path, cells: GameCells) -> Result<Store> {
         if !path.exists() {
             bail!(
                 "{} does not exist (make a league with `arena league init`)",
@@ -496,7 +503,7 @@ impl Store {
         )
         .with_context(|| format!("opening {}", path.display()))?;
         conn.busy_timeout(Duration::from_secs(30))?;
-        let store = Store { conn };
+        let store = Store { conn, cells };
         let v = store.version()?;
         if v != MIGRATIONS.len() {
             bail!(
@@ -517,6 +524,7 @@ impl Store {
     }
 
     fn migrate(&mut self) -> Result<()> {
+        let cells = self.cells;
         let tx = self
             .conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
@@ -532,6 +540,7 @@ impl Store {
             let done = match step {
                 Migration::Sql(sql) => tx.execute_batch(sql).map_err(anyhow::Error::from),
                 Migration::Code(code) => code(&tx),
+                Migration::Games(code) => code(&tx, &cells),
             };
             done.with_context(|| format!("schema migration {}", i + 1))?;
         }
@@ -714,16 +723,14 @@ impl Store {
                 cells
                     .entry((p.a, p.b, p.case, seat as u8))
                     .or_default()
-                    .push_game_score(game.score_a.as_f64())?;
+                    .push_game_score(game.points_a())?;
             }
         }
         let mut forfeits: BTreeMap<(BotId, String), u64> = BTreeMap::new();
         for p in played {
             for game in &p.games {
-                let bot = match game.forfeit {
-                    Some(Side::A) => p.a,
-                    Some(Side::B) => p.b,
-                    None => continue,
+                let Some(bot) = forfeiter(p.a, p.b, game) else {
+                    continue;
                 };
                 *forfeits
                     .entry((bot, game.termination.as_str().to_owned()))
@@ -732,7 +739,7 @@ impl Store {
         }
         let tx = self.write()?;
         {
-            chunk::write(&tx, played)?;
+            chunk::write(&tx, played, &self.cells)?;
             add_forfeits(&tx, &forfeits)?;
             let mut upsert = tx.prepare_cached(
                 "INSERT INTO pairs(a, b, next_g, w, d, l, p0, p1, p2, p3, p4)
@@ -867,12 +874,12 @@ impl Store {
             let Some(r) = rows.next()? else { break };
             let c = chunk::Chunk::of(r)?;
             let mut found = Vec::new();
-            c.each(|i, text| {
-                let g = c.g0 + i / 2;
-                let case = (g % c.cases) as u16;
-                let seat = (i % 2) as u8;
-                if filter.case.is_none_or(|x| x == case) && filter.seat.is_none_or(|x| x == seat) {
-                    found.push(c.game(i, text)?);
+            c.each(|i, stored| {
+                let key = c.key(i);
+                if filter.case.is_none_or(|x| x == key.case)
+                    && filter.seat.is_none_or(|x| x == key.game)
+                {
+                    found.push(c.game(i, stored, &self.cells)?);
                 }
                 Ok(())
             })?;
@@ -895,7 +902,7 @@ impl Store {
         let mut rows = stmt.query(params![a, b])?;
         while let Some(r) = rows.next()? {
             let c = chunk::Chunk::of(r)?;
-            c.each(|i, text| each(c.game(i, text)?))?;
+            c.each(|i, stored| each(c.game(i, stored, &self.cells)?))?;
         }
         Ok(())
     }
@@ -985,7 +992,11 @@ mod tests {
     #[test]
     fn a_row_whose_role_and_state_mean_nothing_is_refused_by_name() {
         let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("league.db")).unwrap();
+        let store = Store::open(
+            &dir.path().join("league.db"),
+            GameCells::new(arena_run::task::lookup("dominoes").unwrap()),
+        )
+        .unwrap();
         let id = store.add_bot("b1", "random", Standing::Benchmark).unwrap();
         assert_eq!(store.bot("b1").unwrap().standing, Standing::Benchmark);
         store

@@ -9,6 +9,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use super::emit;
 use arena_league::{self as league, League, LeagueConfig};
 use arena_run::plan::SprtConfig;
+use arena_run::report::Exporter;
 
 #[derive(Args, Debug)]
 pub struct LeagueArgs {
@@ -315,11 +316,11 @@ pub fn run(args: LeagueArgs) -> Result<()> {
             emit(&match a.format {
                 Format::Table => format!(
                     "{}\nlogs: {} (each pair's external bots' stderr in <a>-<b>/, add's start of bot <id> in add-<id>/)\n",
-                    league::standings::table(&s),
+                    league::standings::StandingsTable.export(&s, &())?,
                     a.dir.join(league::LOGS).display()
                 ),
-                Format::Csv => league::standings::csv(&s),
-                Format::Json => serde_json::to_string_pretty(&s)? + "\n",
+                Format::Csv => league::standings::csv(&s, &())?,
+                Format::Json => league::standings::json(&s, &())?,
             })
         }
         LeagueCommand::Export(a) => {

@@ -149,11 +149,12 @@ pub fn state(dir: &Path, query: &StateQuery) -> Result<Value> {
         .recent(&filter, 40)?
         .into_iter()
         .map(|g| {
+            let (key, r) = (g.record.key, &g.record);
             json!({
                 "seq": g.seq, "a": name(g.a), "b": name(g.b), "a_id": g.a, "b_id": g.b,
-                "g": g.g, "seat": g.seat + 1, "case": cases[usize::from(g.case)],
-                "deal": g.deal, "score_a": g.score_a, "termination": g.termination,
-                "forfeit": g.forfeit,
+                "g": key.index / 2, "seat": key.game + 1, "case": cases[usize::from(key.case)],
+                "deal": key.pair, "score_a": r.points_a(), "termination": r.termination.as_str(),
+                "forfeit": r.forfeiter().map_or("", |s| s.as_str()),
             })
         })
         .collect();

@@ -2,16 +2,18 @@
 //! `g0 .. g0 + pairs` (both games of each, in game order), as a batch played them. A
 //! row per game made SQLite's insert (two B-trees, eleven bound values) the league's
 //! bottleneck; a chunk costs one insert per pair of bots per batch. Each game is kept
-//! as `first,tail` (the `games.csv` row less what a pair's key gives: its index, case,
-//! deal and the bots' names), prefixed by its length, since a tail's quoted reason may
-//! hold any byte.
+//! as its own cells ([`GameCells`]: the `games.csv` row less what a pair's key gives,
+//! its index, case, deal and the bots' names), written and read back by the row codec,
+//! each prefixed by its length, since a quoted reason may hold any byte.
 
 use std::collections::HashMap;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, anyhow, bail};
 use rusqlite::{OptionalExtension, Transaction, params};
 
-use super::{BotId, PlayedPair, StoredGame};
+use super::{BotId, PlayedPair, StoredGame, game_key as key};
+use arena_run::record::{JobKey, Record};
+use arena_run::rundir::results::GameCells;
 
 /// The table, its order of commit (`seq0`: the page's newest games) indexed.
 const SCHEMA: &str = "CREATE TABLE chunks(
@@ -28,13 +30,16 @@ const SCHEMA: &str = "CREATE TABLE chunks(
 /// The longest chunk the migration writes (a batch writes what it played).
 const MIGRATED_PAIRS: u64 = 4096;
 
-/// Appends one game: its length, then `first,tail`.
-fn encode(out: &mut Vec<u8>, first: &str, tail: &str) {
-    let len = u32::try_from(first.len() + 1 + tail.len()).unwrap_or(u32::MAX);
-    out.extend_from_slice(&len.to_le_bytes());
-    out.extend_from_slice(first.as_bytes());
-    out.push(b',');
-    out.extend_from_slice(tail.as_bytes());
+/// Appends one game: its length, then its own cells.
+fn encode(out: &mut Vec<u8>, cells: &GameCells, record: &Record) -> Result<()> {
+    let at = out.len();
+    out.extend_from_slice(&[0; 4]);
+    cells
+        .write(record, out)
+        .map_err(|e| anyhow!("storing game {}: {e}", record.key.index))?;
+    let len = u32::try_from(out.len() - at - 4).unwrap_or(u32::MAX);
+    out[at..at + 4].copy_from_slice(&len.to_le_bytes());
+    Ok(())
 }
 
 /// A stored chunk, as read.
@@ -66,8 +71,8 @@ impl Chunk {
     }
 
     /// Calls `each` with every game's number in the chunk (`i`: game pair `g0 + i / 2`,
-    /// seat `i % 2`) and its stored text, in order.
-    pub fn each(&self, mut each: impl FnMut(u64, &str) -> Result<()>) -> Result<()> {
+    /// seat `i % 2`) and its stored cells, in order.
+    pub fn each(&self, mut each: impl FnMut(u64, &[u8]) -> Result<()>) -> Result<()> {
         let mut at = 0usize;
         let mut i = 0u64;
         while at < self.games.len() {
@@ -77,14 +82,11 @@ impl Chunk {
                 .and_then(|b| b.try_into().ok())
                 .map(|b: [u8; 4]| u32::from_le_bytes(b) as usize)
                 .context("a truncated chunk of games")?;
-            let text = self
+            let cells = self
                 .games
                 .get(at + 4..at + 4 + len)
                 .context("a truncated chunk of games")?;
-            each(
-                i,
-                std::str::from_utf8(text).context("a stored game not UTF-8")?,
-            )?;
+            each(i, cells)?;
             at += 4 + len;
             i += 1;
         }
@@ -99,33 +101,27 @@ impl Chunk {
         Ok(())
     }
 
-    /// Game `i` of the chunk, from its stored text.
-    pub fn game(&self, i: u64, text: &str) -> Result<StoredGame> {
-        let g = self.g0 + i / 2;
-        let (first, tail) = text
-            .split_once(',')
-            .context("a stored game without its tail")?;
-        // The tail begins `score_a,score_b,termination,forfeit,`: none of them quoted.
-        let mut cells = tail.splitn(5, ',');
-        let score_a: f64 = cells
-            .next()
-            .and_then(|c| c.parse().ok())
-            .context("a stored game without its score")?;
-        let termination = cells.nth(1).context("a stored game without its ending")?;
-        let forfeit = cells.next().context("a stored game without its forfeit")?;
+    /// The key of game `i` of the chunk.
+    pub fn key(&self, i: u64) -> JobKey {
+        key(self.g0 + i / 2, (i % 2) as u8, self.cases)
+    }
+
+    /// Game `i` of the chunk, read back from its stored cells.
+    pub fn game(&self, i: u64, stored: &[u8], cells: &GameCells) -> Result<StoredGame> {
+        let key = self.key(i);
+        let record = cells.read(key, stored).map_err(|e| {
+            anyhow!(
+                "game {} of bots {} and {} as stored: {e}",
+                key.index,
+                self.a,
+                self.b
+            )
+        })?;
         Ok(StoredGame {
             seq: self.seq0 + i as i64,
             a: self.a,
             b: self.b,
-            g,
-            seat: (i % 2) as u8,
-            case: (g % self.cases) as u16,
-            deal: (g / self.cases) as u32,
-            score_a,
-            termination: termination.to_owned(),
-            forfeit: forfeit.to_owned(),
-            first: first.to_owned(),
-            tail: tail.to_owned(),
+            record,
         })
     }
 }
@@ -146,7 +142,7 @@ fn next_seq(tx: &Transaction<'_>) -> Result<i64> {
 /// Writes `played` as chunks: each run of one pair's consecutive game pairs is one row,
 /// which must start where the pair's stored games end (`pairs.next_g`, before this
 /// batch's counts are added): a game recorded twice, or a gap, fails the batch.
-pub fn write(tx: &Transaction<'_>, played: &[PlayedPair]) -> Result<()> {
+pub fn write(tx: &Transaction<'_>, played: &[PlayedPair], cells: &GameCells) -> Result<()> {
     let mut seq = next_seq(tx)?;
     let mut next: HashMap<(BotId, BotId), u64> = HashMap::new();
     let mut insert = tx.prepare_cached(
@@ -174,7 +170,7 @@ pub fn write(tx: &Transaction<'_>, played: &[PlayedPair]) -> Result<()> {
         games.clear();
         for q in run {
             for game in &q.games {
-                encode(&mut games, game.first.as_str(), &game.tail);
+                encode(&mut games, cells, game)?;
             }
         }
         let n = run.len() as i64;
@@ -225,8 +221,10 @@ impl Building {
 /// (`seq`) kept, then goes. The number of cases is not in the database: the largest
 /// case index stored plus one gives every stored game its case and deal back (a pair's
 /// games are a prefix of its match, so either some pair played every case, or every
-/// stored `g` is below it), and each row is checked against it.
-pub fn games_into_chunks(tx: &Transaction<'_>) -> Result<()> {
+/// stored `g` is below it), and each row is checked against it. Each game is read back
+/// by the codec (a schema-1 row kept `first` and the rest of its own cells apart) and
+/// stored as it writes it.
+pub fn games_into_chunks(tx: &Transaction<'_>, cells: &GameCells) -> Result<()> {
     tx.execute_batch(SCHEMA)?;
     let cases: i64 = tx.query_row(
         "SELECT coalesce(max(case_idx), 0) + 1 FROM games",
@@ -269,11 +267,11 @@ pub fn games_into_chunks(tx: &Transaction<'_>) -> Result<()> {
             });
         }
         let c = open.as_mut().context("an open chunk")?;
-        encode(
-            &mut c.games,
-            &r.get::<_, String>(7)?,
-            &r.get::<_, String>(8)?,
-        );
+        let own = format!("{},{}", r.get::<_, String>(7)?, r.get::<_, String>(8)?);
+        let record = cells
+            .read(key(g as u64, seat as u8, cases as u64), own.as_bytes())
+            .map_err(|e| anyhow!("game pair {g} of bots {a} and {b}: {e}"))?;
+        encode(&mut c.games, cells, &record)?;
         c.count += 1;
     }
     if let Some(c) = open.take() {
@@ -283,4 +281,154 @@ pub fn games_into_chunks(tx: &Transaction<'_>) -> Result<()> {
     drop(stmt);
     tx.execute_batch("DROP TABLE games;")?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{PlayedPair, Store, StoredGame, game_key};
+    use crate::LeagueConfig;
+    use arena_run::plan::SprtConfig;
+    use arena_run::record::{Duel, Extra, Outcome, Record, Score, Side, Termination, reason};
+    use arena_run::rundir::results::{Codec, GameCells, csv_cell};
+
+    fn dominoes() -> GameCells {
+        GameCells::new(arena_run::task::lookup("dominoes").unwrap())
+    }
+
+    /// Seat `seat` of global pair `g` (two cases): A forfeits with a reply a row must
+    /// quote (a comma, quotes), or wins by the rules.
+    fn game(g: u64, seat: u8) -> Record {
+        let forfeit = seat == 0;
+        Record {
+            key: game_key(g, seat, 2),
+            outcome: Outcome::Duel(Duel {
+                score_a: if forfeit { Score::Loss } else { Score::Win },
+                first: if forfeit { Side::B } else { Side::A },
+                forfeit: forfeit.then_some(Side::A),
+            }),
+            termination: if forfeit {
+                Termination::Malformed
+            } else {
+                Termination::Rules("domino")
+            },
+            reason: if forfeit {
+                reason(r#"replied "6-6, 5-5", not a move"#)
+            } else {
+                String::new()
+            },
+            plies: 3 + g as u32,
+            extras: [
+                Extra::Text("6,6".into()),
+                Extra::Int(14),
+                Extra::Int(-1),
+                Extra::Text("0\"7".into()),
+            ]
+            .into_iter()
+            .collect(),
+            elapsed: None,
+            think: None,
+        }
+    }
+
+    /// What a schema-1 league stored and later chunks kept: the row from `first` on,
+    /// less the bots' names (the bytes every league written so far holds).
+    const FORFEIT: &[u8] =
+        br#"b,0,1,malformed,a,"replied ""6-6, 5-5"", not a move",3,"6,6",14,-1,"0""7""#;
+
+    #[test]
+    fn a_game_is_stored_as_its_row_from_first_on_less_the_names() {
+        let sprt = SprtConfig {
+            elo0: 0.0,
+            elo1: 10.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        let config = LeagueConfig::new("dominoes", Some("5,4 9,7"), "3", sprt).unwrap();
+        let names = [r#"a, "the" first"#, "b"];
+        let plan = config.pair_plan(names, ["random", "random"], 8).unwrap();
+        let codec = Codec::new(&plan);
+        let mut stored = Vec::new();
+        dominoes().write(&game(0, 0), &mut stored).unwrap();
+        assert_eq!(stored, FORFEIT);
+        for (g, seat) in [(0, 0), (0, 1), (3, 0), (3, 1)] {
+            let record = game(g, seat);
+            let (mut row, mut own) = (Vec::new(), Vec::new());
+            codec.write(&record, &mut row);
+            dominoes().write(&record, &mut own).unwrap();
+            let own = String::from_utf8(own).unwrap();
+            let (first, rest) = own.split_once(',').unwrap();
+            let key = record.key;
+            let head = format!(
+                "{},{},{},{first},\"a, \"\"the\"\" first\",b,",
+                key.index,
+                csv_cell(&plan.cases[usize::from(key.case)]),
+                key.pair
+            );
+            assert_eq!(String::from_utf8(row).unwrap(), format!("{head}{rest}\n"));
+            assert_eq!(dominoes().read(key, own.as_bytes()), Ok(record));
+        }
+    }
+
+    #[test]
+    fn games_read_back_from_the_store_as_committed_and_stored_as_before() {
+        let dir = tempfile::TempDir::new().unwrap();
+        let mut store = Store::open(&dir.path().join("league.db"), dominoes()).unwrap();
+        let played: Vec<PlayedPair> = (0..3)
+            .map(|g| PlayedPair {
+                a: 1,
+                b: 2,
+                g,
+                case: (g % 2) as u16,
+                deal: (g / 2) as u32,
+                cases: 2,
+                games: [game(g, 0), game(g, 1)],
+            })
+            .collect();
+        store.commit(&played).unwrap();
+        let mut back = Vec::new();
+        store
+            .pair_games(1, 2, &mut |g| {
+                back.push(g);
+                Ok(())
+            })
+            .unwrap();
+        let committed: Vec<StoredGame> = played
+            .iter()
+            .flat_map(|p| p.games.iter().cloned())
+            .zip(1..)
+            .map(|(record, seq)| StoredGame {
+                seq,
+                a: 1,
+                b: 2,
+                record,
+            })
+            .collect();
+        assert_eq!(back, committed);
+        let recent = store.recent(&Default::default(), 2).unwrap();
+        assert_eq!(recent, [committed[5].clone(), committed[4].clone()]);
+        assert_eq!(store.forfeits().unwrap()[&1]["malformed"], 3);
+        let blob: Vec<u8> = store
+            .conn
+            .query_row("SELECT games FROM chunks", [], |r| r.get(0))
+            .unwrap();
+        let first_len = u32::from_le_bytes(blob[..4].try_into().unwrap()) as usize;
+        assert_eq!(&blob[4..4 + first_len], FORFEIT);
+    }
+
+    #[test]
+    fn a_damaged_stored_game_is_refused_naming_it() {
+        let cells = dominoes();
+        let key = game_key(5, 1, 2);
+        // A forfeit without its reason, and a cell short.
+        for bad in [
+            &br#"b,0,1,malformed,a,,3,"6,6",14,-1,7"#[..],
+            b"b,0,1,domino,,,3,x,14,-1",
+        ] {
+            assert!(
+                cells.read(key, bad).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
 }

@@ -90,6 +90,7 @@ impl Store {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use arena_run::rundir::results::GameCells;
 
     /// How many snapshot times the table holds.
     fn snapshot_count(store: &Store) -> usize {
@@ -111,7 +112,8 @@ mod tests {
     #[test]
     fn the_table_stays_bounded_and_keeps_its_origin() {
         let dir = tempfile::TempDir::new().unwrap();
-        let store = Store::open(&dir.path().join("league.db")).unwrap();
+        let cells = GameCells::new(arena_run::task::lookup("dominoes").unwrap());
+        let store = Store::open(&dir.path().join("league.db"), cells).unwrap();
         let total = 3 * MOST_SNAPSHOTS;
         for i in 0..total {
             let snapshot = Snapshot {

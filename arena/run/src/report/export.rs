@@ -1,7 +1,11 @@
 //! Exporters: each turns one report into one format, and [`Exporters`] is the one
 //! pipeline that writes a run's (as hyperfine's export manager): games runs and puzzle
 //! runs differ only in their report and the exporters listed for it (`report/mod.rs`).
-//! A new output format is an [`Exporter`] and a line in a list.
+//! A league's standings and its export's index are exporters of the same trait
+//! (`league/standings.rs`, `league/export.rs`), their files written by [`write_files`].
+//! A new output format is an [`Exporter`] and a line in a list; CSV and JSON text are
+//! made here ([`csv_rows`], [`csv_table`], [`json`]), each report's console and page by
+//! its own exporter.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -23,29 +27,42 @@ pub struct RunFacts<'a> {
     pub think: Option<&'a ThinkTally>,
 }
 
-/// One output format of a report (a games run's [`Report`], or a puzzle run's).
-pub trait Exporter<R> {
-    fn export(&self, report: &R, facts: &RunFacts<'_>) -> Result<String>;
+/// One output format of a report, given what the report states beside its numbers:
+/// a games run's [`Report`] or a puzzle run's with its [`RunFacts`]; a league's
+/// standings, which state their own (`C = ()`).
+pub trait Exporter<R, C = ()> {
+    fn export(&self, report: &R, context: &C) -> Result<String>;
 }
 
 /// A function of the report is an exporter (the CSV and JSON files are one call each).
-impl<R, F: Fn(&R, &RunFacts<'_>) -> Result<String>> Exporter<R> for F {
-    fn export(&self, report: &R, facts: &RunFacts<'_>) -> Result<String> {
-        self(report, facts)
+impl<R, C, F: Fn(&R, &C) -> Result<String>> Exporter<R, C> for F {
+    fn export(&self, report: &R, context: &C) -> Result<String> {
+        self(report, context)
     }
+}
+
+/// Files, each written by its exporter, by name.
+pub type Files<R, C = ()> = Vec<(&'static str, Box<dyn Exporter<R, C>>)>;
+
+/// Writes each of `files` into `dir` (atomically, one by one, in order).
+pub fn write_files<R, C>(files: &Files<R, C>, report: &R, context: &C, dir: &Path) -> Result<()> {
+    for (name, exporter) in files {
+        write_atomic(&dir.join(name), &exporter.export(report, context)?)?;
+    }
+    Ok(())
 }
 
 /// The page every run writes.
 pub const REPORT_HTML: &str = "report.html";
 
-/// A kind of report's exporters, in the order a run writes them.
-pub struct Exporters<R> {
+/// A kind of run report's exporters, in the order a run writes them.
+pub struct Exporters<'a, R> {
     /// The summary files, by name.
-    pub files: Vec<(&'static str, Box<dyn Exporter<R>>)>,
+    pub files: Files<R, RunFacts<'a>>,
     /// `report.html`: written after the summaries (`ARENA_FAULT=abort-at:report` stops
     /// between), and alone by `arena report`.
-    pub page: Box<dyn Exporter<R>>,
-    pub console: Box<dyn Exporter<R>>,
+    pub page: Box<dyn Exporter<R, RunFacts<'a>>>,
+    pub console: Box<dyn Exporter<R, RunFacts<'a>>>,
 }
 
 /// What [`Exporters::write`] writes.
@@ -57,14 +74,14 @@ pub enum Outputs {
     Page,
 }
 
-impl<R> Exporters<R> {
+impl<'a, R> Exporters<'a, R> {
     /// Writes `report` into the run directory `dir`; returns the console table (empty
     /// for [`Outputs::Page`]).
     pub fn write(
         &self,
         report: &R,
         dir: &Path,
-        facts: &RunFacts<'_>,
+        facts: &RunFacts<'a>,
         outputs: Outputs,
     ) -> Result<String> {
         let page = || -> Result<()> {
@@ -75,9 +92,7 @@ impl<R> Exporters<R> {
             return Ok(String::new());
         }
         fault::point("summaries");
-        for (name, exporter) in &self.files {
-            write_atomic(&dir.join(name), &exporter.export(report, facts)?)?;
-        }
+        write_files(&self.files, report, facts, dir)?;
         fault::point("report");
         page()?;
         let mut table = self.console.export(report, facts)?;
@@ -91,11 +106,34 @@ impl<R> Exporters<R> {
 
 /// CSV of `rows`, a header from their fields.
 pub fn csv_rows<'a, T: Serialize + 'a>(rows: impl IntoIterator<Item = &'a T>) -> Result<String> {
-    let mut w = csv::Writer::from_writer(Vec::new());
+    write_csv(csv::Writer::from_writer(Vec::new()), rows)
+}
+
+/// CSV of `rows` under `header`, written even when there is no row.
+pub fn csv_table<T: Serialize>(
+    header: &[&str],
+    rows: impl IntoIterator<Item = T>,
+) -> Result<String> {
+    let mut w = csv::WriterBuilder::new()
+        .has_headers(false)
+        .from_writer(Vec::new());
+    w.write_record(header)?;
+    write_csv(w, rows)
+}
+
+fn write_csv<T: Serialize>(
+    mut w: csv::Writer<Vec<u8>>,
+    rows: impl IntoIterator<Item = T>,
+) -> Result<String> {
     for row in rows {
         w.serialize(row)?;
     }
     Ok(String::from_utf8(w.into_inner()?)?)
+}
+
+/// JSON, pretty, ending in a line break.
+pub fn json(value: &impl Serialize) -> Result<String> {
+    Ok(serde_json::to_string_pretty(value)? + "\n")
 }
 
 /// `summary.json`: the schema and the game, then the report's own `fields`.
@@ -112,7 +150,7 @@ pub fn json_summary(facts: &RunFacts<'_>, fields: impl Serialize) -> Result<Stri
         game: facts.plan.task.name(),
         fields,
     };
-    Ok(serde_json::to_string_pretty(&doc)? + "\n")
+    json(&doc)
 }
 
 /// `summary.csv`: per matchup, one row per case, then the `all` row.
@@ -148,7 +186,7 @@ pub struct ConsoleTable;
 pub const STAR_LEGEND: &str =
     "  * the 95% interval from the game pairs (pentanomial, as Elo and LOS) excludes 50 per 100\n";
 
-impl Exporter<Report> for ConsoleTable {
+impl Exporter<Report, RunFacts<'_>> for ConsoleTable {
     fn export(&self, report: &Report, _facts: &RunFacts<'_>) -> Result<String> {
         let mut out = String::new();
         match &report.field {
@@ -333,4 +371,32 @@ fn standings_table(out: &mut String, field: &FieldReport) {
         );
     }
     out.push('\n');
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::runfile::csv_cell;
+
+    #[test]
+    fn a_table_has_its_header_without_rows_and_quotes_as_a_row_does() {
+        let none: [(&str, u64); 0] = [];
+        assert_eq!(csv_table(&["bot", "games"], none).unwrap(), "bot,games\n");
+        let names = [r#"greedy, "the" first"#, "two\nlines", "plain", "", "x\ry"];
+        let rows = names.iter().map(|&n| (n, 7u64));
+        let expected: String = names
+            .iter()
+            .map(|n| format!("{},7\n", csv_cell(n)))
+            .collect();
+        assert_eq!(
+            csv_table(&["bot", "games"], rows).unwrap(),
+            format!("bot,games\n{expected}")
+        );
+    }
+
+    #[test]
+    fn json_is_pretty_and_ends_its_line() {
+        let text = json(&serde_json::json!({"a": [1, 2]})).unwrap();
+        assert_eq!(text, "{\n  \"a\": [\n    1,\n    2\n  ]\n}\n");
+    }
 }

@@ -67,7 +67,7 @@ pub const SUMMARY_COLUMNS: &[&str] = &[
     "forfeits_b",
 ];
 
-impl Exporter<Report> for HtmlReport {
+impl Exporter<Report, RunFacts<'_>> for HtmlReport {
     fn export(&self, report: &Report, facts: &RunFacts<'_>) -> Result<String> {
         let plan = facts.plan;
         let replays = viewer::replay(plan, &viewer::chosen(plan, report))?;

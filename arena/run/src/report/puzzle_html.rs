@@ -15,7 +15,7 @@ use super::svg::esc;
 /// The page of a puzzle run.
 pub struct PuzzlePage;
 
-impl Exporter<PuzzleReport> for PuzzlePage {
+impl Exporter<PuzzleReport, RunFacts<'_>> for PuzzlePage {
     fn export(&self, report: &PuzzleReport, facts: &RunFacts<'_>) -> Result<String> {
         let attempts: u64 = report
             .rows

@@ -271,7 +271,7 @@ pub fn summary_json(report: &PuzzleReport, facts: &RunFacts<'_>) -> Result<Strin
 /// and how often it found the best answer.
 pub struct PuzzleConsole;
 
-impl Exporter<PuzzleReport> for PuzzleConsole {
+impl Exporter<PuzzleReport, RunFacts<'_>> for PuzzleConsole {
     fn export(&self, report: &PuzzleReport, _facts: &RunFacts<'_>) -> Result<String> {
         let width = report
             .rows

@@ -15,9 +15,12 @@ pub use writer::ResultsWriter;
 
 pub use crate::runfile::csv_cell;
 
+use std::ops::Range;
+
 use crate::engine::{RowEncoder, Schedule};
 use crate::plan::Plan;
 use crate::record::{Attempt, Duel, Extra, JobKey, Outcome, Record, Score, Side, Termination};
+use crate::task::Task;
 
 /// The columns every game has, before the task's own.
 pub const COMMON_COLUMNS: [&str; 12] = [
@@ -100,9 +103,8 @@ pub struct Codec {
     /// `first_seed + p`.
     solo: bool,
     first_seed: u64,
-    extra_columns: &'static [&'static str],
-    /// The task's endings by the rules (`Termination::Rules`).
-    endings: &'static [&'static str],
+    /// A game's own cells (and the task's endings and extra columns).
+    game: GameCells,
     /// Names and cases as written (CSV-quoted where needed), rendered once.
     cases: Vec<String>,
     case_names: Vec<String>,
@@ -126,8 +128,7 @@ impl Codec {
             schedule: plan.schedule,
             solo: plan.is_solo(),
             first_seed: plan.seed,
-            extra_columns: plan.task.extra_columns(),
-            endings: plan.task.endings(),
+            game: GameCells::new(plan.task),
             cases: plan.cases.iter().map(|c| csv_cell(c)).collect(),
             case_names: plan.cases.clone(),
             matchups: names
@@ -156,7 +157,7 @@ impl Codec {
 
     pub fn header(&self) -> String {
         let mut line = self.columns().join(",");
-        for c in self.extra_columns {
+        for c in self.game.extra_columns {
             line.push(',');
             line.push_str(c);
         }
@@ -181,23 +182,7 @@ impl Codec {
         out.extend_from_slice(
             self.seat_cells[usize::from(k.matchup)][usize::from(d.first == Side::B)].as_bytes(),
         );
-        out.extend_from_slice(match d.score_a {
-            Score::Win => b"1,0,",
-            Score::Draw => b"0.5,0.5,",
-            Score::Loss => b"0,1,",
-        });
-        out.extend_from_slice(record.termination.as_str().as_bytes());
-        out.push(b',');
-        if let Some(side) = d.forfeit {
-            out.extend_from_slice(side.as_str().as_bytes());
-        }
-        out.push(b',');
-        if !record.reason.is_empty() {
-            write_cell(out, &record.reason);
-        }
-        out.push(b',');
-        decimal(out, u64::from(record.plies));
-        write_extras(record, out);
+        write_outcome(record, d, out);
         out.push(b'\n');
     }
 
@@ -228,7 +213,7 @@ impl Codec {
     /// Reads one row back; `expected` is the game number it must hold. Errors say what
     /// is wrong, without the file (the caller names it).
     pub fn read(&self, row: &csv::StringRecord, expected: u64) -> Result<Record, String> {
-        let width = self.columns().len() + self.extra_columns.len();
+        let width = self.columns().len() + self.game.extra_columns.len();
         if row.len() != width {
             return Err(format!("{} columns, expected {width}", row.len()));
         }
@@ -246,23 +231,12 @@ impl Codec {
             ));
         }
         let key = self.schedule.job(index);
-        let (outcome, termination, reason, plies) = if self.solo {
+        let ending = if self.solo {
             self.read_solo(&cell, &key)?
         } else {
             self.read_duel(&cell, &key)?
         };
-        Ok(Record {
-            key,
-            outcome,
-            termination,
-            reason,
-            plies,
-            extras: (self.columns().len()..width)
-                .map(|i| Extra::parse(cell(i)))
-                .collect(),
-            elapsed: None,
-            think: None,
-        })
+        Ok(record(key, ending, self.columns().len()..width, &cell))
     }
 
     fn read_solo(&self, cell: Cells<'_>, key: &JobKey) -> Result<Ending, String> {
@@ -278,7 +252,7 @@ impl Codec {
                 cell(3)
             ));
         }
-        let termination = Termination::parse(cell(6), self.endings)?;
+        let termination = Termination::parse(cell(6), self.game.endings)?;
         let reason = cell(7).to_owned();
         let score = match (cell(4), cell(5)) {
             ("1", s) => Some(
@@ -318,7 +292,68 @@ impl Codec {
                 key.pair
             ));
         }
-        let first: Side = cell(3).parse().map_err(|e| format!("first: {e}"))?;
+        self.game.read_ending(cell)
+    }
+}
+
+/// Where a two-seat game's own cells sit in its row: `first`, then `score_a` on.
+const FIRST: usize = 3;
+const OUTCOME: usize = 6;
+
+/// A two-seat game's own cells: its row less what its key and its agents' names give
+/// (`first`, then `score_a` to the task's extra columns, without the check). What a
+/// league keeps of each game (so renaming a bot changes no stored game), read back into
+/// the very record written.
+#[derive(Clone, Copy, Debug)]
+pub struct GameCells {
+    endings: &'static [&'static str],
+    extra_columns: &'static [&'static str],
+}
+
+impl GameCells {
+    pub fn new(task: &'static dyn Task) -> GameCells {
+        GameCells {
+            endings: task.endings(),
+            extra_columns: task.extra_columns(),
+        }
+    }
+
+    /// Appends `record`'s own cells to `out`, without a line break.
+    pub fn write(&self, record: &Record, out: &mut Vec<u8>) -> Result<(), String> {
+        let Outcome::Duel(d) = &record.outcome else {
+            return Err("a puzzle attempt is no two-seat game".into());
+        };
+        out.extend_from_slice(d.first.as_str().as_bytes());
+        out.push(b',');
+        write_outcome(record, d, out);
+        Ok(())
+    }
+
+    /// Reads own cells back into the record of the game `key`.
+    pub fn read(&self, key: JobKey, cells: &[u8]) -> Result<Record, String> {
+        let mut row = csv::StringRecord::new();
+        split_fields(cells, &mut row)?;
+        let width = 1 + COMMON_COLUMNS.len() - OUTCOME + self.extra_columns.len();
+        if row.len() != width {
+            return Err(format!("{} cells, expected {width}", row.len()));
+        }
+        // Each cell by its column in a row.
+        let cell = |i: usize| {
+            match i {
+                FIRST => row.get(0),
+                i if i >= OUTCOME => row.get(i + 1 - OUTCOME),
+                _ => None,
+            }
+            .unwrap_or_default()
+        };
+        let ending = self.read_ending(&cell)?;
+        let extras = COMMON_COLUMNS.len()..COMMON_COLUMNS.len() + self.extra_columns.len();
+        Ok(record(key, ending, extras, &cell))
+    }
+
+    /// A two-seat row's outcome, from `first` on (`cell` by column).
+    fn read_ending(&self, cell: Cells<'_>) -> Result<Ending, String> {
+        let first: Side = cell(FIRST).parse().map_err(|e| format!("first: {e}"))?;
         let score_a: Score = cell(6).parse().map_err(|e| format!("score_a: {e}"))?;
         let score_b: Score = cell(7).parse().map_err(|e| format!("score_b: {e}"))?;
         if score_b != score_a.flipped() {
@@ -361,6 +396,42 @@ type Cells<'r> = &'r dyn Fn(usize) -> &'r str;
 /// What a row says of its game besides the job and the extras: its outcome,
 /// termination, reason and plies.
 type Ending = (Outcome, Termination, String, u32);
+
+/// The record of the game `key` that a row says ended so, its extras in `extras`.
+fn record(key: JobKey, ending: Ending, extras: Range<usize>, cell: Cells<'_>) -> Record {
+    let (outcome, termination, reason, plies) = ending;
+    Record {
+        key,
+        outcome,
+        termination,
+        reason,
+        plies,
+        extras: extras.map(|i| Extra::parse(cell(i))).collect(),
+        elapsed: None,
+        think: None,
+    }
+}
+
+/// Appends a two-seat row from `score_a` to its extra columns, without a line break.
+fn write_outcome(record: &Record, d: &Duel, out: &mut Vec<u8>) {
+    out.extend_from_slice(match d.score_a {
+        Score::Win => b"1,0,",
+        Score::Draw => b"0.5,0.5,",
+        Score::Loss => b"0,1,",
+    });
+    out.extend_from_slice(record.termination.as_str().as_bytes());
+    out.push(b',');
+    if let Some(side) = d.forfeit {
+        out.extend_from_slice(side.as_str().as_bytes());
+    }
+    out.push(b',');
+    if !record.reason.is_empty() {
+        write_cell(out, &record.reason);
+    }
+    out.push(b',');
+    decimal(out, u64::from(record.plies));
+    write_extras(record, out);
+}
 
 /// Appends the record's extra columns, each after a comma.
 #[inline(always)]
