@@ -263,15 +263,7 @@ impl Playing {
             .pin
             .then(|| arena_run::affinity::plan(concurrency))
             .flatten();
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(concurrency)
-            .start_handler(move |i| {
-                if let Some(core) = cores.as_ref().and_then(|c| c.get(i)) {
-                    // Pinned for the thread's life: it ends with the pool.
-                    std::mem::forget(arena_run::affinity::pin(*core));
-                }
-            })
-            .build()
+        let pool = arena_run::affinity::pinned_pool(concurrency, cores)
             .context("starting the game threads")?;
         Ok(Playing {
             pool,

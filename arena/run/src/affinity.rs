@@ -34,6 +34,23 @@ pub fn plan(threads: usize) -> Option<Vec<usize>> {
     (threads >= 1 && threads <= cores.len()).then(|| cores[..threads].to_vec())
 }
 
+/// A pool of `threads` game threads, the i-th pinned for its life to the i-th of `cores`
+/// where given (a run's workers, a league's batches).
+pub fn pinned_pool(
+    threads: usize,
+    cores: Option<Vec<usize>>,
+) -> Result<rayon::ThreadPool, rayon::ThreadPoolBuildError> {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .start_handler(move |i| {
+            if let Some(core) = cores.as_ref().and_then(|c| c.get(i)) {
+                // Pinned for the thread's life: it ends with the pool.
+                std::mem::forget(pin(*core));
+            }
+        })
+        .build()
+}
+
 /// The core the calling thread is pinned to, if any: processes it starts run there.
 pub fn current() -> Option<usize> {
     PINNED.get()

@@ -443,16 +443,7 @@ pub fn play_all(
         interrupt,
     };
     let spares = Spares::default();
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(workers)
-        .start_handler(move |i| {
-            if let Some(core) = cores.as_ref().and_then(|c| c.get(i)) {
-                // Pinned for the thread's life: it ends with the pool.
-                std::mem::forget(crate::affinity::pin(*core));
-            }
-        })
-        .build()
-        .context("starting the worker pool")?;
+    let pool = crate::affinity::pinned_pool(workers, cores).context("starting the worker pool")?;
     let (sender, receiver) = mpsc::channel::<Result<Batch>>();
     let Outputs {
         encoder,
