@@ -15,10 +15,10 @@ use super::{BOTS, League};
 use arena_run::plan::SprtConfig;
 
 /// The longest bot name, in characters.
-pub const NAME_MAX: usize = 64;
+const NAME_MAX: usize = 64;
 
 /// How long a `--build` may run.
-pub const BUILD_LIMIT: Duration = Duration::from_secs(600);
+const BUILD_LIMIT: Duration = Duration::from_secs(600);
 
 /// The most of a build's output kept in its log.
 const LOG_MAX: usize = 64 * 1024;

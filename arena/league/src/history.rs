@@ -13,14 +13,14 @@ use super::verdict::Table;
 
 /// Snapshots this far apart while the field is new (see [`DENSE_FOR`]): a new bot's
 /// rating moves most in its first minutes.
-pub const DENSE_EVERY: f64 = 5.0;
+const DENSE_EVERY: f64 = 5.0;
 /// How long a run, or a new field (a bot rated for the first time, or one no more),
 /// gets snapshots every [`DENSE_EVERY`] seconds.
-pub const DENSE_FOR: f64 = 300.0;
+const DENSE_FOR: f64 = 300.0;
 /// Snapshots this far apart after that.
-pub const SPARSE_EVERY: f64 = 30.0;
+const SPARSE_EVERY: f64 = 30.0;
 /// The most points per bot the page is sent, evenly spaced in time.
-pub const CHART_POINTS: usize = 200;
+const CHART_POINTS: usize = 200;
 
 /// When the writer takes a snapshot: at a run's first commit and whenever the field
 /// changes, then every [`DENSE_EVERY`] s for [`DENSE_FOR`] s, then every

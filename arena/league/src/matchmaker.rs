@@ -22,11 +22,11 @@ use super::store::{Bot, BotId, PairStats, Role, Test};
 use arena_stats::{PairInterval, Z_95};
 
 /// Game pairs a pair plays before its speed is known.
-pub const FIRST_PAIRS: u64 = 2;
+const FIRST_PAIRS: u64 = 2;
 
 /// A candidate's pair plays at most this many game pairs, plus a tenth of its pairs so
 /// far, in one batch.
-pub const CANDIDATE_STEP: u64 = 64;
+const CANDIDATE_STEP: u64 = 64;
 
 /// Spare play: what the benchmarks and accepted candidates play with no candidate
 /// running.

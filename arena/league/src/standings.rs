@@ -300,7 +300,7 @@ pub fn standings(league: &League) -> Result<Standings> {
 /// games); beyond, each replicate draws each pairing's score from the normal law of
 /// its pentanomial mean and variance, which those pair counts make indistinguishable
 /// from the redraw, at a cost that does not grow with the games.
-pub const EXACT_BOOTSTRAP_PAIRS: u64 = 50_000;
+const EXACT_BOOTSTRAP_PAIRS: u64 = 50_000;
 
 /// Bradley–Terry ratings with 95 % bootstrap intervals, deterministic for `seed`: the
 /// exact bootstrap up to [`EXACT_BOOTSTRAP_PAIRS`], the normal-law one beyond.

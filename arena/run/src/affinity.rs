@@ -19,7 +19,7 @@ thread_local! {
 
 /// The cores this process may run on, in order (its affinity mask: a container's or
 /// `taskset`'s choice is kept).
-pub fn allowed_cores() -> Vec<usize> {
+fn allowed_cores() -> Vec<usize> {
     let Ok(set) = sched_getaffinity(Pid::from_raw(0)) else {
         return Vec::new();
     };

@@ -309,7 +309,7 @@ impl Plan {
     }
 
     /// The plan as an explicit config (what a run directory stores as `config.toml`).
-    pub fn to_config(&self) -> Config {
+    fn to_config(&self) -> Config {
         Config {
             game: self.task.name().to_owned(),
             cases: Some(Cases::List(self.cases.clone())),

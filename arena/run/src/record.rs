@@ -342,7 +342,7 @@ pub struct Extras {
 }
 
 impl Extras {
-    pub const INLINE: usize = 4;
+    const INLINE: usize = 4;
 
     pub fn new() -> Extras {
         Extras::default()

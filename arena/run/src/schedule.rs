@@ -241,7 +241,8 @@ impl Schedule {
     }
 
     /// How many games of `shard` come before game `index` (its row in the shard's file).
-    pub fn shard_position(&self, shard: Shard, index: u64) -> u64 {
+    #[cfg(test)]
+    fn shard_position(&self, shard: Shard, index: u64) -> u64 {
         let n = self.per_pair();
         n * self.pairs_before(shard, index / n) + index % n
     }
@@ -269,7 +270,8 @@ impl Schedule {
     }
 
     /// Games in one case of one matchup.
-    pub fn games_per_cell(&self) -> u64 {
+    #[cfg(test)]
+    fn games_per_cell(&self) -> u64 {
         self.per_pair() * u64::from(self.pairs_per_case)
     }
 }

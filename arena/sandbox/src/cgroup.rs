@@ -126,8 +126,8 @@ pub const LAYERS: [Layer; 5] = [
 /// What the io layer allows a bot on each disk, reads and writes each: about what a
 /// program reading its files needs, and a fraction of a disk's bandwidth (a bot reading
 /// with `O_DIRECT` took 490-656 MiB/s of this host's disk before).
-pub const IO_BYTES_PER_S: u64 = 50 << 20;
-pub const IO_OPS_PER_S: u64 = 1000;
+const IO_BYTES_PER_S: u64 = 50 << 20;
+const IO_OPS_PER_S: u64 = 1000;
 
 /// The disks a bot could read through its view: every block device a filesystem of the
 /// host is mounted from (the view binds host folders only), as the whole disk a

@@ -29,10 +29,10 @@ use nix::unistd::geteuid;
 use super::identity::BOT_ID;
 
 /// The stages' messages.
-pub const UNSHARED: &str = "unshared";
-pub const MAPPED: &str = "mapped";
+const UNSHARED: &str = "unshared";
+const MAPPED: &str = "mapped";
 pub const READY: &str = "ready";
-pub const FAIL: &str = "fail ";
+const FAIL: &str = "fail ";
 
 /// Held while a stage's ends of the pipes are inheritable: a process another thread
 /// starts meanwhile would inherit them too, and hold the lifeline open after the arena

@@ -74,7 +74,7 @@ fn stripped(meta: &std::fs::Metadata) -> std::fs::Permissions {
 /// Copies the file `from` to the new file `to` (never through a link at `to`), only
 /// the parts that hold data (`SEEK_DATA`/`SEEK_HOLE`): a 2 GiB file of holes stays a
 /// few blocks, as it was in the build's tmpfs.
-pub fn copy_file(from: &Path, to: &Path) -> std::io::Result<()> {
+fn copy_file(from: &Path, to: &Path) -> std::io::Result<()> {
     let mut source = File::open(from)?;
     let meta = source.metadata()?;
     let mut target = std::fs::OpenOptions::new()

@@ -32,7 +32,7 @@ const SYS_MAP_SHADOW_STACK: i64 = 453;
 /// What a bot may call. A call refused by its arguments is here too, so that its filter's
 /// error is the only one it meets (two errors for one call: the kernel picks by filter
 /// order, not by intent).
-pub const ALLOWED: &[Family] = &[
+const ALLOWED: &[Family] = &[
     Family {
         name: "descriptors",
         why: "reading and writing what it holds open: pipes, its own files (tmpfs), read-only \
@@ -422,7 +422,8 @@ pub const ALLOWED: &[Family] = &[
 
 /// Calls a bot does not get (answered `ENOSYS`, as every call off [`ALLOWED`]), named
 /// so that a test holds them off the list; not every call off the list is named here.
-pub const REFUSED: &[Family] = &[
+#[cfg(test)]
+const REFUSED: &[Family] = &[
     Family {
         name: "namespaces and mounts",
         why: "a nested user namespace spends the host's quota; the view is the arena's",

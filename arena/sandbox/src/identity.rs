@@ -28,11 +28,11 @@ use nix::errno::Errno;
 use nix::fcntl::{Flock, FlockArg};
 
 /// The first host id of the arena's range: slot 0's uid and gid.
-pub const FIRST_ID: u32 = 2_100_000_000;
+const FIRST_ID: u32 = 2_100_000_000;
 /// How many sandboxes the host may run at once, across arena processes.
-pub const SLOTS: u32 = 4096;
+const SLOTS: u32 = 4096;
 /// The slots' lock files, one per slot, named by its number.
-pub const SLOT_DIR: &str = "/run/arena/slots";
+const SLOT_DIR: &str = "/run/arena/slots";
 
 /// A slot of the range, held until dropped: the sandbox's uid and gid outside.
 pub struct Slot {

@@ -70,7 +70,7 @@ pub fn read() -> std::io::Result<Vec<Mount>> {
 }
 
 /// [`read`] of another listing (`/proc/PID/mountinfo`).
-pub fn read_from(file: &Path) -> std::io::Result<Vec<Mount>> {
+fn read_from(file: &Path) -> std::io::Result<Vec<Mount>> {
     // Bytes, not a string: a path may hold any byte but NUL and `/`.
     let listing = std::fs::read(file)?;
     Ok(listing

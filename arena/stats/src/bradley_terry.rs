@@ -21,15 +21,15 @@ use super::{Pentanomial, StatsError, Wdl};
 /// Virtual drawn games added to every pairing that was played, so an agent that won or
 /// lost every game still gets a finite rating. One draw moves a 2,000-game pairing by a
 /// fraction of an Elo point.
-pub const PRIOR_DRAWS: f64 = 1.0;
+const PRIOR_DRAWS: f64 = 1.0;
 /// Bootstrap replicates behind each interval.
-pub const REPLICATES: usize = 200;
+const REPLICATES: usize = 200;
 /// The MM iteration stops once no log-strength moves by more than this.
 const TOLERANCE: f64 = 1e-10;
 const MAX_ITERATIONS: usize = 100_000;
 /// The ChaCha stream of the bootstrap: family 15 in the seeding contract's top bits, which
 /// no game uses (`docs/seeding.md`), so it never shares a stream with a deal or an agent.
-pub const BOOTSTRAP_STREAM: u64 = 0xF << 60;
+const BOOTSTRAP_STREAM: u64 = 0xF << 60;
 
 /// The games between two agents of the field, from `a`'s point of view.
 #[derive(Clone, Debug, PartialEq)]

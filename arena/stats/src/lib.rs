@@ -70,7 +70,7 @@ pub const Z_95: f64 = 1.959_963_984_540_054;
 
 /// The pseudo-count that replaces a zero count before any variance or log-likelihood is computed
 /// (fishtest `LLRcalc.regularize`, fastchess `sprt.cpp` `regularize`).
-pub const REGULARISATION: f64 = 1e-3;
+const REGULARISATION: f64 = 1e-3;
 
 /// The two-sided standard-normal quantile for a confidence level, `Φ⁻¹(1 − (1 − confidence)/2)`.
 ///

@@ -21,7 +21,8 @@ impl Pentanomial {
     /// # Errors
     ///
     /// [`StatsError::InvalidPairScore`] for any other value.
-    pub fn from_pair_scores<I: IntoIterator<Item = f64>>(scores: I) -> Result<Self, StatsError> {
+    #[cfg(test)]
+    fn from_pair_scores<I: IntoIterator<Item = f64>>(scores: I) -> Result<Self, StatsError> {
         let mut p = Self::default();
         for s in scores {
             p.push_pair_score(s)?;
@@ -35,7 +36,7 @@ impl Pentanomial {
     /// # Errors
     ///
     /// [`StatsError::InvalidPairScore`] otherwise; the counts are then unchanged.
-    pub fn push_pair_score(&mut self, score: f64) -> Result<(), StatsError> {
+    fn push_pair_score(&mut self, score: f64) -> Result<(), StatsError> {
         let quarters = (score * 4.0).round();
         if !(0.0..=4.0).contains(&quarters) || (score * 4.0 - quarters).abs() > 4e-9 {
             return Err(StatsError::InvalidPairScore(score));

@@ -68,7 +68,8 @@ impl PairInterval {
     }
 
     /// Whether the interval excludes an even score.
-    pub fn excludes_even(&self) -> bool {
+    #[cfg(test)]
+    fn excludes_even(&self) -> bool {
         self.lower > 0.5 || self.upper < 0.5
     }
 }

@@ -57,7 +57,7 @@ impl Sprt {
     /// # Errors
     ///
     /// [`StatsError::InvalidSprt`] naming the first violated condition.
-    pub fn validate(&self) -> Result<(), StatsError> {
+    fn validate(&self) -> Result<(), StatsError> {
         let err = |msg| Err(StatsError::InvalidSprt(msg));
         if ![self.elo0, self.elo1, self.alpha, self.beta]
             .iter()
@@ -113,13 +113,15 @@ impl Sprt {
     }
 
     /// The normal approximation [`llr_approx`] on single-game counts, for comparison.
-    pub fn llr_approx_trinomial(&self, wdl: &Wdl) -> f64 {
+    #[cfg(test)]
+    fn llr_approx_trinomial(&self, wdl: &Wdl) -> f64 {
         let (s0, s1) = self.scores();
         llr_approx(wdl.as_ldw(), s0, s1)
     }
 
     /// The normal approximation [`llr_approx`] on pair counts, for comparison.
-    pub fn llr_approx_pentanomial(&self, pentanomial: &Pentanomial) -> f64 {
+    #[cfg(test)]
+    fn llr_approx_pentanomial(&self, pentanomial: &Pentanomial) -> f64 {
         let (s0, s1) = self.scores();
         llr_approx(pentanomial.0, s0, s1)
     }

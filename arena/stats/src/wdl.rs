@@ -34,7 +34,8 @@ impl Wdl {
     /// # Errors
     ///
     /// [`StatsError::InvalidGameScore`] for any other value.
-    pub fn from_game_scores<I: IntoIterator<Item = f64>>(scores: I) -> Result<Self, StatsError> {
+    #[cfg(test)]
+    fn from_game_scores<I: IntoIterator<Item = f64>>(scores: I) -> Result<Self, StatsError> {
         let mut wdl = Self::default();
         for s in scores {
             wdl.push_game_score(s)?;

@@ -15,7 +15,7 @@ use crate::store::{Bot, BotId};
 /// Lines shown per bot.
 pub const LINES: usize = 5;
 /// A line longer than this (escaped) is cut, with `…`.
-pub const LINE_CHARS: usize = 200;
+const LINE_CHARS: usize = 200;
 /// The most read from a log's end: room for [`LINES`] lines of any sensible length.
 const TAIL_BYTES: u64 = 16 * 1024;
 

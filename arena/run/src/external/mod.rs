@@ -213,10 +213,6 @@ impl ExternalRuntime {
         self.enforcement.as_ref()
     }
 
-    pub fn is_exec(&self, agent: usize) -> bool {
-        self.agents.get(agent).is_some_and(Option::is_some)
-    }
-
     /// An agent handle for game `game` (its number in the run) of `case`.
     pub fn agent<G: Wire>(
         self: &Arc<Self>,

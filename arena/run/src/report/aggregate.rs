@@ -88,7 +88,7 @@ pub struct Tally {
 /// Games listed one by one in `report.html`; later ones are only counted.
 pub const GAMES_LISTED: usize = 5_000;
 /// Forfeits whose reason is kept, per agent.
-pub const FORFEITS_KEPT: usize = 5;
+const FORFEITS_KEPT: usize = 5;
 
 impl Tally {
     pub fn new(plan: &Plan) -> Result<Tally> {
@@ -172,19 +172,7 @@ impl Tally {
         Ok(())
     }
 
-    /// The points agent A of `record`'s matchup has in `record`'s case so far, and games.
-    pub fn case_points(&self, record: &Record) -> (f64, u64) {
-        let cell = &self.cells[usize::from(record.key.matchup)][usize::from(record.key.case)];
-        (cell.wdl.points(), cell.games())
-    }
-
-    pub fn overall_points(&self) -> (f64, u64) {
-        self.overall
-            .first()
-            .map_or((0.0, 0), |c| (c.wdl.points(), c.games()))
-    }
-
-    pub fn sprt_llr(&self) -> Option<(f64, Sprt)> {
+    fn sprt_llr(&self) -> Option<(f64, Sprt)> {
         let sprt = self.sprt?;
         Some((sprt.llr_pentanomial(&self.overall[0].pairs), sprt))
     }

@@ -183,7 +183,7 @@ pub fn summary_json(report: &Report, facts: &RunFacts<'_>) -> Result<String> {
 pub struct ConsoleTable;
 
 /// The legend under every console table.
-pub const STAR_LEGEND: &str =
+const STAR_LEGEND: &str =
     "  * the 95% interval from the game pairs (pentanomial, as Elo and LOS) excludes 50 per 100\n";
 
 impl Exporter<Report, RunFacts<'_>> for ConsoleTable {

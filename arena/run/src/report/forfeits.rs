@@ -10,7 +10,7 @@ use crate::plan::Plan;
 use crate::record::{Record, Side};
 
 /// How many forfeits are listed.
-pub const SHOWN: usize = 5;
+const SHOWN: usize = 5;
 
 pub struct Forfeits {
     /// Agent names per matchup: (a, b).

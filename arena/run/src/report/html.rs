@@ -40,7 +40,7 @@ struct PageData<'a> {
 }
 
 /// `summary.csv`'s header, in order (the page's summary tables are built from it).
-pub const SUMMARY_COLUMNS: &[&str] = &[
+const SUMMARY_COLUMNS: &[&str] = &[
     "agent_a",
     "agent_b",
     "case",

@@ -80,7 +80,7 @@ impl Summary for PuzzleTally {
 }
 
 /// The exporters of a games run, files in the order written.
-pub fn game_exporters<'a>() -> Exporters<'a, Report> {
+fn game_exporters<'a>() -> Exporters<'a, Report> {
     Exporters {
         files: vec![
             ("summary.csv", Box::new(export::summary_csv)),
@@ -94,7 +94,7 @@ pub fn game_exporters<'a>() -> Exporters<'a, Report> {
 /// The exporters of a puzzle run: `summary.csv` (per puzzle and `all`, one row per
 /// solver), `scores.csv` (every attempt's raw and relative score, by puzzle and seed),
 /// `summary.json`, the page and the console.
-pub fn puzzle_exporters<'a>() -> Exporters<'a, PuzzleReport> {
+fn puzzle_exporters<'a>() -> Exporters<'a, PuzzleReport> {
     Exporters {
         files: vec![
             (

@@ -77,9 +77,9 @@ impl Replayed {
 
 /// The first games of the run replayed for the viewer (game order interleaves the cases
 /// and pairings, so these cover every case of the first pairings).
-pub const FIRST_REPLAYED: usize = 40;
+const FIRST_REPLAYED: usize = 40;
 /// Forfeited games replayed besides, from each agent's first forfeits.
-pub const FORFEITS_REPLAYED: usize = 8;
+const FORFEITS_REPLAYED: usize = 8;
 
 /// The games to replay: the first [`FIRST_REPLAYED`] listed, then the first forfeits,
 /// leaving out games with an external agent (replaying those would start the bots again).

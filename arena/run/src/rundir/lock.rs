@@ -14,7 +14,7 @@ use std::path::Path;
 use anyhow::{Context, Result, bail};
 
 /// The lock file's name inside a run directory.
-pub const LOCK: &str = "lock";
+const LOCK: &str = "lock";
 
 /// How a command uses the run directory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

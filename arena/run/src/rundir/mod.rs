@@ -21,10 +21,10 @@ pub use self::lock::Access;
 use self::lock::RunLock;
 pub use crate::runfile::{SCHEMA, write_atomic};
 
-pub const CONFIG_TOML: &str = "config.toml";
+const CONFIG_TOML: &str = "config.toml";
 pub const MANIFEST: &str = "manifest.json";
-pub const GAMES_CSV: &str = "games.csv";
-pub const LOG: &str = "run.log";
+const GAMES_CSV: &str = "games.csv";
+const LOG: &str = "run.log";
 
 /// What a run directory is: written once when it is created, checked on every open.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -23,7 +23,7 @@ use crate::record::{Attempt, Duel, Extra, JobKey, Outcome, Record, Score, Side, 
 use crate::task::Task;
 
 /// The columns every game has, before the task's own.
-pub const COMMON_COLUMNS: [&str; 12] = [
+const COMMON_COLUMNS: [&str; 12] = [
     "game",
     "case",
     "pair",
@@ -39,7 +39,7 @@ pub const COMMON_COLUMNS: [&str; 12] = [
 ];
 
 /// The columns every puzzle attempt has, before the task's own (`docs/csv.md`).
-pub const SOLO_COLUMNS: [&str; 8] = [
+const SOLO_COLUMNS: [&str; 8] = [
     "attempt",
     "puzzle",
     "seed",
