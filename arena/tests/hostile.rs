@@ -930,6 +930,26 @@ fn replies_are_held_to_the_reply_floor() {
     }
 }
 
+/// Without a floor the same bot sees its opponent's pace (so the test above can fail):
+/// most of its calls come at once, and it gives the win away with an illegal move.
+#[test]
+fn without_a_floor_the_gaps_between_calls_are_the_opponents_pace() {
+    for game in GAMES {
+        let m = Match::new(game, "floor");
+        if !sandboxed(&m) {
+            return;
+        }
+        let played = play_checked(&m);
+        assert!(played.log.contains("SUCCEEDED"), "{game}: {}", played.log);
+        assert!(
+            played.games.contains(",illegal,"),
+            "{game}: {}",
+            played.games
+        );
+        played.assert_nothing_left();
+    }
+}
+
 /// `arena match` with `--seed random` and an external bot; its console and run dir.
 fn match_with_seed(dir: &Path, seed: &str) -> (PathBuf, Output) {
     let out = dir.join("run");
